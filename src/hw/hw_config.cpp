@@ -1,0 +1,260 @@
+#include "hw/hw_config.h"
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "hw/isa_layout.h"
+
+namespace tauvta::hw {
+namespace {
+
+using nlohmann::json;
+
+// One integer key of vta_config.json with its allowed range.
+struct IntKey {
+  const char* name;
+  int HwConfig::*field;
+  int lo, hi;
+  const char* meaning;
+};
+
+const std::vector<IntKey>& int_keys() {
+  static const std::vector<IntKey> keys = {
+      {"LOG_INP_WIDTH", &HwConfig::log_inp_width, 0, 4, "input bits: 1, 2, 4, 8 or 16"},
+      {"LOG_WGT_WIDTH", &HwConfig::log_wgt_width, 0, 4, "weight bits: 1, 2, 4, 8 or 16"},
+      {"LOG_ACC_WIDTH", &HwConfig::log_acc_width, 4, 6, "accumulator bits: 16, 32 or 64"},
+      {"LOG_BATCH", &HwConfig::log_batch, 0, 6, "GEMM batch rows"},
+      {"LOG_BLOCK_IN", &HwConfig::log_block_in, 0, 8, "GEMM input channels"},
+      {"LOG_BLOCK_OUT", &HwConfig::log_block_out, 0, 8, "GEMM output channels"},
+      {"LOG_UOP_BUFF_SIZE", &HwConfig::log_uop_buff_size, 2, 24, "micro-op buffer bytes"},
+      {"LOG_INP_BUFF_SIZE", &HwConfig::log_inp_buff_size, 3, 26, "input buffer bytes"},
+      {"LOG_WGT_BUFF_SIZE", &HwConfig::log_wgt_buff_size, 3, 26, "weight buffer bytes"},
+      {"LOG_ACC_BUFF_SIZE", &HwConfig::log_acc_buff_size, 3, 26, "accumulator buffer bytes"},
+  };
+  return keys;
+}
+
+struct TimingIntKey {
+  const char* name;
+  int TimingParams::*field;
+  int lo, hi;
+};
+
+const std::vector<TimingIntKey>& timing_int_keys() {
+  static const std::vector<TimingIntKey> keys = {
+      {"LOG_BUS_WIDTH", &TimingParams::log_bus_width, 3, 12},
+      {"DRAM_LATENCY_CYCLES", &TimingParams::dram_latency_cycles, 0, 100000},
+      {"CMD_QUEUE_DEPTH", &TimingParams::cmd_queue_depth, 1, 1 << 20},
+      {"TOKEN_QUEUE_DEPTH", &TimingParams::token_queue_depth, 1, 1 << 20},
+      {"ALU_LANES", &TimingParams::alu_lanes, 0, 1 << 16},
+      {"ALU_II", &TimingParams::alu_ii, 1, 1024},
+      {"GEMM_II", &TimingParams::gemm_ii, 1, 1024},
+      {"GEMM_PIPELINE_DEPTH", &TimingParams::gemm_pipeline_depth, 0, 100000},
+      {"ALU_PIPELINE_DEPTH", &TimingParams::alu_pipeline_depth, 0, 100000},
+      {"INSN_OVERHEAD_CYCLES", &TimingParams::insn_overhead_cycles, 0, 100000},
+  };
+  return keys;
+}
+
+int read_int(const json& v, const std::string& source, const std::string& key) {
+  if (!v.is_number_integer()) {
+    throw Error(fmt::format("{}: key {} must be an integer, got {}", source, key, v.dump()));
+  }
+  return v.get<int>();
+}
+
+double read_number(const json& v, const std::string& source, const std::string& key) {
+  if (!v.is_number()) {
+    throw Error(fmt::format("{}: key {} must be a number, got {}", source, key, v.dump()));
+  }
+  return v.get<double>();
+}
+
+void check_range(const std::string& source, const std::string& key, int value, int lo, int hi,
+                 const char* meaning) {
+  if (value < lo || value > hi) {
+    throw Error(fmt::format("{}: {} = {} is out of range [{}, {}] ({})", source, key, value, lo,
+                            hi, meaning));
+  }
+}
+
+void parse_timing(const json& t, const std::string& source, TimingParams& out) {
+  if (!t.is_object()) throw Error(fmt::format("{}: TIMING must be an object", source));
+  for (const auto& [key, value] : t.items()) {
+    const std::string path = "TIMING." + key;
+    auto it = std::find_if(timing_int_keys().begin(), timing_int_keys().end(),
+                           [&](const TimingIntKey& k) { return key == k.name; });
+    if (it != timing_int_keys().end()) {
+      out.*(it->field) = read_int(value, source, path);
+    } else if (key == "CLOCK_MHZ") {
+      out.clock_mhz = read_number(value, source, path);
+    } else if (key == "DRAM_BANDWIDTH_GBPS") {
+      out.dram_bandwidth_gbps = read_number(value, source, path);
+    } else if (key == "ALU_MUL") {
+      if (!value.is_boolean()) {
+        throw Error(fmt::format("{}: {} must be true or false, got {}", source, path, value.dump()));
+      }
+      out.alu_mul = value.get<bool>();
+    } else {
+      throw Error(fmt::format("{}: unknown key {}", source, path));
+    }
+  }
+}
+
+}  // namespace
+
+HwConfig HwConfig::from_json(const json& j, const std::string& source) {
+  if (!j.is_object()) throw Error(fmt::format("{}: a hardware config must be a JSON object", source));
+  HwConfig c;
+  bool has_block = false, has_in = false, has_out = false;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "TARGET" || key == "HW_VER") {
+      if (!value.is_string()) {
+        throw Error(fmt::format("{}: key {} must be a string, got {}", source, key, value.dump()));
+      }
+      (key == "TARGET" ? c.target : c.hw_ver) = value.get<std::string>();
+    } else if (key == "LOG_BLOCK") {
+      has_block = true;
+      c.log_block_in = c.log_block_out = read_int(value, source, key);
+      check_range(source, key, c.log_block_in, 0, 8, "GEMM block size");
+    } else if (key == "TIMING") {
+      parse_timing(value, source, c.timing);
+    } else if (key == "NAME" || key == "PEAK_GOPS") {
+      // Derived values written by to_json(); recomputed, not trusted.
+    } else {
+      auto it = std::find_if(int_keys().begin(), int_keys().end(),
+                             [&](const IntKey& k) { return key == k.name; });
+      if (it == int_keys().end()) throw Error(fmt::format("{}: unknown key {}", source, key));
+      c.*(it->field) = read_int(value, source, key);
+      has_in |= key == "LOG_BLOCK_IN";
+      has_out |= key == "LOG_BLOCK_OUT";
+    }
+  }
+  if (has_block && (has_in || has_out)) {
+    const int block = j.at("LOG_BLOCK").get<int>();
+    if ((has_in && j.at("LOG_BLOCK_IN").get<int>() != block) ||
+        (has_out && j.at("LOG_BLOCK_OUT").get<int>() != block)) {
+      throw Error(fmt::format(
+          "{}: LOG_BLOCK = {} contradicts LOG_BLOCK_IN/LOG_BLOCK_OUT; give one or the other",
+          source, block));
+    }
+  }
+  if (has_in != has_out && !has_block) {
+    throw Error(fmt::format("{}: LOG_BLOCK_IN and LOG_BLOCK_OUT must be given together", source));
+  }
+  c.validate(source);
+  return c;
+}
+
+HwConfig HwConfig::load(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot open hardware config", path.string()));
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw Error(fmt::format("{}: invalid JSON: {}", path.string(), e.what()));
+  }
+  return from_json(j, path.string());
+}
+
+void HwConfig::validate(const std::string& source) const {
+  for (const IntKey& k : int_keys()) check_range(source, k.name, this->*(k.field), k.lo, k.hi, k.meaning);
+  for (const TimingIntKey& k : timing_int_keys()) {
+    check_range(source, std::string("TIMING.") + k.name, timing.*(k.field), k.lo, k.hi,
+                "timing parameter");
+  }
+  if (!(timing.clock_mhz > 0 && timing.clock_mhz <= 10000)) {
+    throw Error(fmt::format("{}: TIMING.CLOCK_MHZ = {} is out of range (0, 10000]", source,
+                            timing.clock_mhz));
+  }
+  if (!(timing.dram_bandwidth_gbps > 0 && timing.dram_bandwidth_gbps <= 100000)) {
+    throw Error(fmt::format("{}: TIMING.DRAM_BANDWIDTH_GBPS = {} is out of range (0, 100000]",
+                            source, timing.dram_bandwidth_gbps));
+  }
+  // Every element must be whole bytes: the hardware addresses SRAM and DRAM in elements.
+  auto whole_bytes = [&](const char* what, int log_bits, const char* keys) {
+    if (log_bits < 3) {
+      throw Error(fmt::format("{}: one {} element is {} bits, not a whole byte ({} too small)",
+                              source, what, 1 << log_bits, keys));
+    }
+  };
+  whole_bytes("input", log_batch + log_block_in + log_inp_width,
+              "LOG_BATCH + LOG_BLOCK_IN + LOG_INP_WIDTH");
+  whole_bytes("weight", log_block_out + log_block_in + log_wgt_width,
+              "LOG_BLOCK_OUT + LOG_BLOCK_IN + LOG_WGT_WIDTH");
+  whole_bytes("output", log_batch + log_block_out + log_inp_width,
+              "LOG_BATCH + LOG_BLOCK_OUT + LOG_INP_WIDTH");
+  auto depth_ok = [&](const char* buffer, const char* key, int log_size, int log_depth,
+                      int elem_bytes) {
+    if (log_depth < 0) {
+      throw Error(fmt::format("{}: {} = {} gives a {} buffer of {} bytes, smaller than one element "
+                              "({} bytes)",
+                              source, key, log_size, buffer, 1 << log_size, elem_bytes));
+    }
+    if (log_depth > 16) {
+      throw Error(fmt::format("{}: {} = {} gives a {} buffer of 2^{} elements; LOAD/STORE "
+                              "sram_base is 16 bits, so at most 2^16",
+                              source, key, log_size, buffer, log_depth));
+    }
+  };
+  depth_ok("micro-op", "LOG_UOP_BUFF_SIZE", log_uop_buff_size, log_uop_depth(), 4);
+  depth_ok("input", "LOG_INP_BUFF_SIZE", log_inp_buff_size, log_inp_depth(), inp_elem_bytes());
+  depth_ok("weight", "LOG_WGT_BUFF_SIZE", log_wgt_buff_size, log_wgt_depth(), wgt_elem_bytes());
+  depth_ok("accumulator", "LOG_ACC_BUFF_SIZE", log_acc_buff_size, log_acc_depth(),
+           acc_elem_bytes());
+  // The encoding constraints of ISA.md: building the layout throws if a format does not fit.
+  IsaLayout::check_encodable(*this, source);
+}
+
+double HwConfig::dram_bytes_per_cycle() const {
+  const double dram = timing.dram_bandwidth_gbps * 1000.0 / timing.clock_mhz;  // bytes per cycle
+  return std::min<double>(bus_bytes(), dram);
+}
+
+std::string HwConfig::name() const {
+  const std::string shape = log_block_in == log_block_out
+                                ? fmt::format("{}x{}", batch(), block_in())
+                                : fmt::format("{}x{}x{}", batch(), block_in(), block_out());
+  return fmt::format("{}_i{}w{}a{}_{}_{}_{}_{}", shape, inp_width(), wgt_width(), acc_width(),
+                     log_uop_buff_size, log_inp_buff_size, log_wgt_buff_size, log_acc_buff_size);
+}
+
+json HwConfig::to_json() const {
+  json j;
+  j["TARGET"] = target;
+  j["HW_VER"] = hw_ver;
+  for (const IntKey& k : int_keys()) j[k.name] = this->*(k.field);
+  json t;
+  t["CLOCK_MHZ"] = timing.clock_mhz;
+  t["DRAM_BANDWIDTH_GBPS"] = timing.dram_bandwidth_gbps;
+  t["ALU_MUL"] = timing.alu_mul;
+  for (const TimingIntKey& k : timing_int_keys()) t[k.name] = timing.*(k.field);
+  j["TIMING"] = t;
+  j["NAME"] = name();
+  j["PEAK_GOPS"] = peak_gops();
+  return j;
+}
+
+bool operator==(const TimingParams& a, const TimingParams& b) {
+  for (const TimingIntKey& k : timing_int_keys()) {
+    if (a.*(k.field) != b.*(k.field)) return false;
+  }
+  return a.clock_mhz == b.clock_mhz && a.dram_bandwidth_gbps == b.dram_bandwidth_gbps &&
+         a.alu_mul == b.alu_mul;
+}
+
+bool operator==(const HwConfig& a, const HwConfig& b) {
+  for (const IntKey& k : int_keys()) {
+    if (a.*(k.field) != b.*(k.field)) return false;
+  }
+  return a.target == b.target && a.hw_ver == b.hw_ver && a.timing == b.timing;
+}
+
+}  // namespace tauvta::hw

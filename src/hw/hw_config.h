@@ -1,0 +1,101 @@
+// HwConfig: one VTA hardware variant. Holds the keys of VTA's vta_config.json (all log2) plus the
+// timing parameters tauvta adds, validates them against what VTA can encode, and derives every
+// size the ISA, the simulator and the runtime need (element bytes, buffer depths, field widths).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tauvta::hw {
+
+// Timing parameters: tauvta extensions, read from an optional "TIMING" object in the JSON.
+// Defaults describe a Pynq-Z1 board; docs/hw_config.md explains each one.
+struct TimingParams {
+  double clock_mhz = 100.0;          // fabric clock
+  int log_bus_width = 6;             // AXI data bus, log2 of bits (6 = 64-bit, Pynq)
+  int dram_latency_cycles = 32;      // cycles from a row request to its first data beat
+  double dram_bandwidth_gbps = 4.2;  // DRAM peak GB/s; a cycle moves min(bus, DRAM) bytes
+  int cmd_queue_depth = 8;           // fetch -> load/compute/store command queues
+  int token_queue_depth = 8;         // each dependency token queue
+  int alu_lanes = 0;                 // lanes the ALU processes per pass; 0 = whole vector
+  int alu_ii = 2;                    // tensor ALU initiation interval (cycles per pass)
+  int gemm_ii = 1;                   // GEMM initiation interval (cycles per micro-op)
+  int gemm_pipeline_depth = 4;       // GEMM fill/drain cycles per instruction
+  int alu_pipeline_depth = 4;        // ALU fill/drain cycles per instruction
+  int insn_overhead_cycles = 1;      // cycles every instruction spends being issued in its module
+  bool alu_mul = true;               // MUL micro-op (an extension: the HLS hardware lacks it)
+};
+
+struct HwConfig {
+  std::string target = "sim";
+  std::string hw_ver = "0.0.2";
+  int log_inp_width = 3;
+  int log_wgt_width = 3;
+  int log_acc_width = 5;
+  int log_batch = 0;
+  int log_block_in = 4;
+  int log_block_out = 4;
+  int log_uop_buff_size = 15;
+  int log_inp_buff_size = 15;
+  int log_wgt_buff_size = 18;
+  int log_acc_buff_size = 17;
+  TimingParams timing;
+
+  // Parse VTA's vta_config.json form (plus optional "TIMING" object) and validate. `source` names
+  // the input in error messages. Throws tauvta::Error naming the key, value and allowed range.
+  static HwConfig from_json(const nlohmann::json& j, const std::string& source = "config");
+  static HwConfig load(const std::filesystem::path& path);
+  nlohmann::json to_json() const;  // fully resolved; from_json(to_json()) == *this
+  void validate(const std::string& source = "config") const;
+
+  // Bits per value. The output buffer holds values of the input's width.
+  int inp_width() const { return 1 << log_inp_width; }
+  int wgt_width() const { return 1 << log_wgt_width; }
+  int acc_width() const { return 1 << log_acc_width; }
+  int out_width() const { return inp_width(); }
+  int batch() const { return 1 << log_batch; }
+  int block_in() const { return 1 << log_block_in; }
+  int block_out() const { return 1 << log_block_out; }
+
+  // Bytes per element of each memory type (ISA.md section 1).
+  int uop_elem_bytes() const { return 4; }
+  int inp_elem_bytes() const { return (batch() * block_in() * inp_width()) / 8; }
+  int wgt_elem_bytes() const { return (block_out() * block_in() * wgt_width()) / 8; }
+  int acc_elem_bytes() const { return (batch() * block_out() * acc_width()) / 8; }
+  int out_elem_bytes() const { return (batch() * block_out() * out_width()) / 8; }
+
+  // log2 of buffer depths in elements; these set the instruction field widths.
+  int log_uop_depth() const { return log_uop_buff_size - 2; }
+  int log_inp_depth() const {
+    return log_inp_buff_size - (log_batch + log_block_in + log_inp_width - 3);
+  }
+  int log_wgt_depth() const {
+    return log_wgt_buff_size - (log_block_out + log_block_in + log_wgt_width - 3);
+  }
+  int log_acc_depth() const {
+    return log_acc_buff_size - (log_batch + log_block_out + log_acc_width - 3);
+  }
+  uint32_t uop_depth() const { return 1u << log_uop_depth(); }
+  uint32_t inp_depth() const { return 1u << log_inp_depth(); }
+  uint32_t wgt_depth() const { return 1u << log_wgt_depth(); }
+  uint32_t acc_depth() const { return 1u << log_acc_depth(); }
+  uint32_t out_depth() const { return acc_depth(); }
+
+  int bus_bytes() const { return (1 << timing.log_bus_width) / 8; }
+  // Bytes the DRAM channel moves per cycle: the bus width, capped by the DRAM bandwidth.
+  double dram_bytes_per_cycle() const;
+  uint64_t macs_per_cycle() const { return uint64_t(batch()) * block_in() * block_out(); }
+  double peak_gops() const { return 2.0 * double(macs_per_cycle()) * timing.clock_mhz / 1000.0; }
+
+  // VTA's configuration name, e.g. "1x16_i8w8a32_15_15_18_17" ("1x16x32_..." when
+  // BLOCK_IN != BLOCK_OUT).
+  std::string name() const;
+};
+
+bool operator==(const TimingParams& a, const TimingParams& b);
+bool operator==(const HwConfig& a, const HwConfig& b);
+
+}  // namespace tauvta::hw

@@ -1,0 +1,78 @@
+// The ISA described once: a table of instruction and micro-op fields whose widths derive from a
+// HwConfig, placed by the C bit-field rule of VTA's hw_spec.h structs (ISA.md section 2).
+// Encoder, decoder, disassembler, assembler, docs and the simulator all read this table.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hw/hw_config.h"
+#include "hw/insn.h"
+
+namespace tauvta::hw {
+
+enum class Field : uint8_t {
+  kOpcode, kPopPrev, kPopNext, kPushPrev, kPushNext,
+  kMemoryType, kSramBase, kDramBase, kYSize, kXSize, kXStride,
+  kYPad0, kYPad1, kXPad0, kXPad1,
+  kReset, kUopBgn, kUopEnd, kIterOut, kIterIn,
+  kDstFactorOut, kDstFactorIn, kSrcFactorOut, kSrcFactorIn, kWgtFactorOut, kWgtFactorIn,
+  kAluOpcode, kUseImm, kImm,
+  kCount
+};
+
+enum class Format : uint8_t { kMem, kGemm, kAlu, kFinish };
+inline constexpr int kNumFormats = 4;
+
+struct FieldDesc {
+  Field field;
+  const char* name;  // as in ISA.md ("sram_base", "uop_bgn", ...)
+  int lsb = 0;       // bit position in the 128-bit instruction
+  int width = 0;
+  bool is_signed = false;
+};
+
+// Micro-op fields (32 bits).
+struct UopLayout {
+  int dst_lsb = 0, dst_width = 0;  // GEMM acc_idx / ALU dst_idx
+  int src_lsb = 0, src_width = 0;  // GEMM inp_idx / ALU src_idx (input field width)
+  int wgt_lsb = 0, wgt_width = 0;  // GEMM wgt_idx
+};
+
+Format format_of(Opcode op);
+const char* format_name(Format f);
+
+class IsaLayout {
+ public:
+  explicit IsaLayout(const HwConfig& config);
+
+  // Throws tauvta::Error naming the format and field when `config` cannot be encoded.
+  static void check_encodable(const HwConfig& config, const std::string& source);
+
+  std::span<const FieldDesc> fields(Format f) const { return formats_[size_t(f)]; }
+  const FieldDesc& field(Format f, Field id) const;
+  const UopLayout& uop() const { return uop_; }
+
+  // Throws tauvta::Error when a value does not fit its field.
+  RawInsn encode(const Insn& insn) const;
+  // Throws tauvta::Error for an undefined opcode; `index` names the instruction in the message.
+  Insn decode(const RawInsn& raw, size_t index = 0) const;
+
+  uint32_t encode_gemm_uop(const Uop& u) const;
+  uint32_t encode_alu_uop(const Uop& u) const;
+  Uop decode_gemm_uop(uint32_t raw) const;
+  Uop decode_alu_uop(uint32_t raw) const;
+
+  // Field value of a decoded instruction, as an unsigned bit pattern of the field's width.
+  static uint64_t get(const Insn& insn, Field f);
+  static void set(Insn& insn, Field f, uint64_t value);  // sign-extends signed fields
+
+ private:
+  std::array<std::vector<FieldDesc>, kNumFormats> formats_;
+  UopLayout uop_;
+};
+
+}  // namespace tauvta::hw

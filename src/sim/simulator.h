@@ -1,0 +1,54 @@
+// Simulator: one simulated VTA board. Owns the on-chip state (SRAMs, output buffer) for a
+// HwConfig and runs instruction streams against a Dram. SRAM contents persist between runs, as on
+// a board. A run schedules the stream with the timing model and, unless timing-only, executes
+// each instruction on the functional core in the order the modules start them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "hw/hw_config.h"
+#include "hw/insn.h"
+#include "hw/isa_layout.h"
+#include "sim/dram.h"
+#include "sim/report.h"
+
+namespace tauvta::sim {
+
+struct RunOptions {
+  bool timing_only = false;    // cycles only: no data is read or written
+  bool check_hazards = false;  // track SRAM ranges; report unordered cross-module accesses
+  bool fail_on_hazard = false; // with check_hazards: throw on the first hazard
+};
+
+class FunctionalCore;
+
+class Simulator {
+ public:
+  Simulator(const hw::HwConfig& config, Dram& dram);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  const hw::HwConfig& config() const { return config_; }
+  const hw::IsaLayout& layout() const { return layout_; }
+  Dram& dram() { return dram_; }
+
+  // Runs raw instructions until FINISH. Throws tauvta::Error on a malformed program (naming the
+  // instruction index, its disassembly and the field), an out-of-range access or a deadlock.
+  RunReport run(std::span<const hw::RawInsn> program, const RunOptions& options = {});
+  // Reads a program from DRAM, as the fetch module does.
+  RunReport run_at(uint64_t insn_addr, uint32_t insn_count, const RunOptions& options = {});
+
+  // Zeroes every SRAM (a fresh board).
+  void reset();
+
+ private:
+  hw::HwConfig config_;
+  hw::IsaLayout layout_;
+  Dram& dram_;
+  std::unique_ptr<FunctionalCore> core_;
+};
+
+}  // namespace tauvta::sim
