@@ -19,7 +19,8 @@ namespace tauvta::sim {
 struct RunOptions {
   bool timing_only = false;    // cycles only: no data is read or written
   bool check_hazards = false;  // track SRAM ranges; report unordered cross-module accesses
-  bool fail_on_hazard = false; // with check_hazards: throw on the first hazard
+  bool fail_on_hazard = false; // with check_hazards: throw listing the hazards found
+  bool portable_kernels = false;  // never use the SIMD kernels (results are identical)
 };
 
 class FunctionalCore;

@@ -1,0 +1,41 @@
+// The GEMM core and tensor ALU inner loops over OnChipMemory. A kernel runs one whole GEMM or ALU
+// instruction (two affine loops around a micro-op range). Callers check index ranges first
+// (loop_bounds.h); kernels may assume every index they compute is in range.
+#pragma once
+
+#include <cstdint>
+
+#include "hw/insn.h"
+#include "sim/onchip_memory.h"
+
+namespace tauvta::sim {
+
+// Observer of SRAM accesses (the hazard checker). Only the checked (slow) paths report.
+class AccessObserver {
+ public:
+  virtual ~AccessObserver() = default;
+  virtual void on_access(hw::MemId mem, uint32_t first, uint32_t count, bool write) = 0;
+};
+
+// One GEMM/ALU instruction's loop nest with index masks (each index wraps at 2^(width+1)).
+struct LoopNest {
+  const hw::Uop* uops = nullptr;
+  uint32_t n_uops = 0;
+  uint32_t iter_out = 0, iter_in = 0;
+  uint32_t dst_out = 0, dst_in = 0, src_out = 0, src_in = 0, wgt_out = 0, wgt_in = 0;
+  uint32_t dst_mask = ~0u, src_mask = ~0u, wgt_mask = ~0u;
+};
+
+// True when this CPU runs the AVX-512 VNNI kernels.
+bool cpu_has_vnni();
+
+// GEMM: acc' = wrap(acc + dot); acc = reset ? 0 : acc'; out = low OUT bits of acc'.
+// `simd` allows the VNNI kernel where the config supports it; results are identical either way.
+void run_gemm(OnChipMemory& m, const LoopNest& loop, bool reset, bool simd,
+              AccessObserver* observer);
+
+// ALU: acc[dst] = op(acc[dst], use_imm ? imm : acc[src]); out[dst] = low OUT bits.
+void run_alu(OnChipMemory& m, const LoopNest& loop, hw::AluOp op, bool use_imm, int32_t imm,
+             AccessObserver* observer);
+
+}  // namespace tauvta::sim

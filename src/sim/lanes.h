@@ -1,0 +1,97 @@
+// Lane packing: VTA packs two's-complement lanes densely from bit 0 of byte 0 (little-endian), so
+// with 4-bit data lane 2k is the low nibble of byte k. These helpers convert between that packed
+// DRAM form and one integer per lane, and wrap values to a bit width.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace tauvta::sim {
+
+// Sign-extends the low `bits` bits of v (1 <= bits <= 64).
+inline int64_t wrap_signed(int64_t v, int bits) {
+  if (bits >= 64) return v;
+  const int sh = 64 - bits;
+  return int64_t(uint64_t(v) << sh) >> sh;
+}
+
+// Reads `count` lanes of `bits` each (1, 2, 4, 8, 16, 32 or 64) from packed bytes, sign-extended.
+template <typename T>
+void unpack_lanes(const uint8_t* src, int bits, int count, T* dst) {
+  switch (bits) {
+    case 8:
+      for (int i = 0; i < count; ++i) dst[i] = T(int8_t(src[i]));
+      return;
+    case 16:
+      for (int i = 0; i < count; ++i) {
+        int16_t v;
+        std::memcpy(&v, src + 2 * i, 2);
+        dst[i] = T(v);
+      }
+      return;
+    case 32:
+      for (int i = 0; i < count; ++i) {
+        int32_t v;
+        std::memcpy(&v, src + 4 * i, 4);
+        dst[i] = T(v);
+      }
+      return;
+    case 64:
+      for (int i = 0; i < count; ++i) {
+        int64_t v;
+        std::memcpy(&v, src + 8 * i, 8);
+        dst[i] = T(v);
+      }
+      return;
+    default: {  // 1, 2 or 4 bits: several lanes per byte
+      const int per_byte = 8 / bits;
+      for (int i = 0; i < count; ++i) {
+        const unsigned raw = (src[i / per_byte] >> ((i % per_byte) * bits)) & ((1u << bits) - 1);
+        dst[i] = T(wrap_signed(int64_t(raw), bits));
+      }
+      return;
+    }
+  }
+}
+
+// Writes `count` lanes, keeping the low `bits` bits of each value.
+template <typename T>
+void pack_lanes(const T* src, int bits, int count, uint8_t* dst) {
+  switch (bits) {
+    case 8:
+      for (int i = 0; i < count; ++i) dst[i] = uint8_t(src[i]);
+      return;
+    case 16:
+      for (int i = 0; i < count; ++i) {
+        const uint16_t v = uint16_t(src[i]);
+        std::memcpy(dst + 2 * i, &v, 2);
+      }
+      return;
+    case 32:
+      for (int i = 0; i < count; ++i) {
+        const uint32_t v = uint32_t(src[i]);
+        std::memcpy(dst + 4 * i, &v, 4);
+      }
+      return;
+    case 64:
+      for (int i = 0; i < count; ++i) {
+        const uint64_t v = uint64_t(int64_t(src[i]));
+        std::memcpy(dst + 8 * i, &v, 8);
+      }
+      return;
+    default: {
+      const int per_byte = 8 / bits;
+      const unsigned mask = (1u << bits) - 1;
+      for (int i = 0; i < count; i += per_byte) {
+        unsigned byte = 0;
+        for (int k = 0; k < per_byte && i + k < count; ++k) {
+          byte |= (unsigned(src[i + k]) & mask) << (k * bits);
+        }
+        dst[i / per_byte] = uint8_t(byte);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace tauvta::sim

@@ -1,0 +1,126 @@
+#include "sim/onchip_memory.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "sim/lanes.h"
+
+namespace tauvta::sim {
+
+OnChipMemory::OnChipMemory(const hw::HwConfig& c)
+    : config_(c),
+      inp_lanes_(c.batch() * c.block_in()),
+      wgt_lanes_(c.block_out() * c.block_in()),
+      acc_lanes_(c.batch() * c.block_out()),
+      has_vnni_weights_(c.wgt_width() <= 8 && c.inp_width() <= 8 && c.block_in() % 4 == 0 &&
+                        c.block_out() % 16 == 0) {
+  uop_raw.assign(c.uop_depth(), 0);
+  uop_gemm.assign(c.uop_depth(), hw::Uop{});
+  uop_alu.assign(c.uop_depth(), hw::Uop{});
+  const size_t inp_n = size_t(c.inp_depth()) * inp_lanes_;
+  const size_t wgt_n = size_t(c.wgt_depth()) * wgt_lanes_;
+  const size_t acc_n = size_t(c.acc_depth()) * acc_lanes_;
+  if (inp_is_int8()) inp8.assign(inp_n, 0); else inp16.assign(inp_n, 0);
+  if (wgt_is_int8()) wgt8.assign(wgt_n, 0); else wgt16.assign(wgt_n, 0);
+  if (has_vnni_weights_) {
+    wgt_vnni.assign(wgt_n, 0);
+    wgt_corr.assign(size_t(c.wgt_depth()) * c.block_out(), 0);
+  }
+  if (acc_is_int32()) acc32.assign(acc_n, 0); else acc64.assign(acc_n, 0);
+  if (out_is_int8()) out8.assign(acc_n, 0); else out16.assign(acc_n, 0);
+}
+
+void OnChipMemory::clear() {
+  auto zero = [](auto& v) { std::fill(v.begin(), v.end(), 0); };
+  zero(uop_raw);
+  std::fill(uop_gemm.begin(), uop_gemm.end(), hw::Uop{});
+  std::fill(uop_alu.begin(), uop_alu.end(), hw::Uop{});
+  zero(inp8); zero(inp16); zero(wgt8); zero(wgt16); zero(wgt_vnni); zero(wgt_corr);
+  zero(acc32); zero(acc64); zero(out8); zero(out16);
+}
+
+void OnChipMemory::write_uops(uint32_t index, const uint8_t* bytes, uint32_t count,
+                              const hw::IsaLayout& l) {
+  for (uint32_t k = 0; k < count; ++k) {
+    uint32_t raw;
+    std::memcpy(&raw, bytes + 4 * size_t(k), 4);
+    uop_raw[index + k] = raw;
+    uop_gemm[index + k] = l.decode_gemm_uop(raw);
+    uop_alu[index + k] = l.decode_alu_uop(raw);
+  }
+}
+
+void OnChipMemory::write_inp(uint32_t index, const uint8_t* bytes) {
+  const size_t off = size_t(index) * inp_lanes_;
+  if (inp_is_int8()) {
+    unpack_lanes(bytes, config_.inp_width(), inp_lanes_, inp8.data() + off);
+  } else {
+    unpack_lanes(bytes, config_.inp_width(), inp_lanes_, inp16.data() + off);
+  }
+}
+
+void OnChipMemory::zero_inp(uint32_t index) {
+  const size_t off = size_t(index) * inp_lanes_;
+  if (inp_is_int8()) {
+    std::fill_n(inp8.data() + off, inp_lanes_, 0);
+  } else {
+    std::fill_n(inp16.data() + off, inp_lanes_, 0);
+  }
+}
+
+void OnChipMemory::write_wgt(uint32_t index, const uint8_t* bytes) {
+  const size_t off = size_t(index) * wgt_lanes_;
+  if (wgt_is_int8()) {
+    unpack_lanes(bytes, config_.wgt_width(), wgt_lanes_, wgt8.data() + off);
+  } else {
+    unpack_lanes(bytes, config_.wgt_width(), wgt_lanes_, wgt16.data() + off);
+  }
+  if (has_vnni_weights_) rebuild_vnni(index);
+}
+
+// VNNI's dpbusd multiplies unsigned bytes by signed bytes. The kernel feeds inputs biased by
+// +128 (x ^ 0x80), so it subtracts 128 * sum_ic w[oc][ic] afterwards: exact for int8.
+void OnChipMemory::rebuild_vnni(uint32_t index) {
+  const int bi = config_.block_in(), bo = config_.block_out();
+  const int8_t* w = wgt8.data() + size_t(index) * wgt_lanes_;
+  int8_t* v = wgt_vnni.data() + size_t(index) * wgt_lanes_;
+  int32_t* corr = wgt_corr.data() + size_t(index) * bo;
+  for (int oc = 0; oc < bo; ++oc) {
+    int32_t sum = 0;
+    for (int ic = 0; ic < bi; ++ic) {
+      const int g = ic / 4, k = ic % 4;
+      v[(size_t(g) * bo + oc) * 4 + k] = w[size_t(oc) * bi + ic];
+      sum += w[size_t(oc) * bi + ic];
+    }
+    corr[oc] = 128 * sum;
+  }
+}
+
+void OnChipMemory::write_acc(uint32_t index, const uint8_t* bytes) {
+  const size_t off = size_t(index) * acc_lanes_;
+  if (acc_is_int32()) {
+    unpack_lanes(bytes, config_.acc_width(), acc_lanes_, acc32.data() + off);
+  } else {
+    unpack_lanes(bytes, config_.acc_width(), acc_lanes_, acc64.data() + off);
+  }
+}
+
+void OnChipMemory::zero_acc(uint32_t index) {
+  const size_t off = size_t(index) * acc_lanes_;
+  if (acc_is_int32()) {
+    std::fill_n(acc32.data() + off, acc_lanes_, 0);
+  } else {
+    std::fill_n(acc64.data() + off, acc_lanes_, 0);
+  }
+}
+
+void OnChipMemory::read_out(uint32_t index, uint8_t* bytes) const {
+  const size_t off = size_t(index) * acc_lanes_;
+  if (out_is_int8()) {
+    pack_lanes(out8.data() + off, config_.out_width(), acc_lanes_, bytes);
+  } else {
+    pack_lanes(out16.data() + off, config_.out_width(), acc_lanes_, bytes);
+  }
+}
+
+}  // namespace tauvta::sim

@@ -1,0 +1,71 @@
+// OnChipMemory: the accelerator's SRAMs (micro-op, input, weight, accumulator) and the separate
+// output buffer, kept in a compute-friendly form: one integer per lane (sub-byte lanes unpacked),
+// micro-ops decoded once when loaded, weight tiles also pre-arranged for the int8 dot-product
+// instructions. Every observable byte (what STORE writes) is the hardware's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hw/hw_config.h"
+#include "hw/insn.h"
+#include "hw/isa_layout.h"
+
+namespace tauvta::sim {
+
+class OnChipMemory {
+ public:
+  explicit OnChipMemory(const hw::HwConfig& c);
+  void clear();
+
+  const hw::HwConfig& config() const { return config_; }
+  // Lanes per element.
+  int inp_lanes() const { return inp_lanes_; }  // BATCH * BLOCK_IN
+  int wgt_lanes() const { return wgt_lanes_; }  // BLOCK_OUT * BLOCK_IN
+  int acc_lanes() const { return acc_lanes_; }  // BATCH * BLOCK_OUT (also output lanes)
+
+  bool inp_is_int8() const { return config_.inp_width() <= 8; }
+  bool wgt_is_int8() const { return config_.wgt_width() <= 8; }
+  bool acc_is_int32() const { return config_.acc_width() <= 32; }
+  bool out_is_int8() const { return config_.out_width() <= 8; }
+  // True when weights are also kept in the [ic/4][oc][4] layout with 128*row-sum corrections
+  // that the VNNI GEMM kernel reads.
+  bool has_vnni_weights() const { return has_vnni_weights_; }
+
+  // Micro-ops, decoded both ways at load time so GEMM/ALU never decode per micro-op.
+  std::vector<uint32_t> uop_raw;
+  std::vector<hw::Uop> uop_gemm, uop_alu;
+  // Inputs: int8 lanes when the input width is at most 8 bits, otherwise int16.
+  std::vector<int8_t> inp8;
+  std::vector<int16_t> inp16;
+  // Weights [element][oc][ic]: int8 or int16 lanes.
+  std::vector<int8_t> wgt8;
+  std::vector<int16_t> wgt16;
+  // VNNI form of each weight element: [ic/4][oc][4] bytes, and 128 * sum_ic w[oc][ic] per oc.
+  std::vector<int8_t> wgt_vnni;
+  std::vector<int32_t> wgt_corr;
+  // Accumulators: int32 lanes for 16/32-bit accumulators (kept sign-extended), int64 for 64-bit.
+  std::vector<int32_t> acc32;
+  std::vector<int64_t> acc64;
+  // Output buffer: int8 or int16 lanes holding the low OUT bits, sign-extended.
+  std::vector<int8_t> out8;
+  std::vector<int16_t> out16;
+
+  // Packed DRAM bytes <-> internal form, one element at a time.
+  void write_uops(uint32_t index, const uint8_t* bytes, uint32_t count, const hw::IsaLayout& l);
+  void write_inp(uint32_t index, const uint8_t* bytes);
+  void zero_inp(uint32_t index);
+  void write_wgt(uint32_t index, const uint8_t* bytes);
+  void write_acc(uint32_t index, const uint8_t* bytes);
+  void zero_acc(uint32_t index);
+  void read_out(uint32_t index, uint8_t* bytes) const;
+
+ private:
+  void rebuild_vnni(uint32_t index);
+
+  hw::HwConfig config_;
+  int inp_lanes_, wgt_lanes_, acc_lanes_;
+  bool has_vnni_weights_;
+};
+
+}  // namespace tauvta::sim

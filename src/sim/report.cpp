@@ -1,0 +1,105 @@
+#include "sim/report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tauvta::sim {
+
+double RunReport::gops_at_clock(const hw::HwConfig& c) const {
+  if (cycles == 0) return 0.0;
+  const double seconds = double(cycles) / (c.timing.clock_mhz * 1e6);
+  return 2.0 * double(macs) / seconds / 1e9;
+}
+
+void RunReport::add(const RunReport& o) {
+  cycles += o.cycles;
+  insns += o.insns;
+  macs += o.macs;
+  gemm_uops += o.gemm_uops;
+  alu_uops += o.alu_uops;
+  for (size_t m = 0; m < modules.size(); ++m) {
+    modules[m].insns += o.modules[m].insns;
+    modules[m].busy_cycles += o.modules[m].busy_cycles;
+    modules[m].stall_token_cycles += o.modules[m].stall_token_cycles;
+    modules[m].stall_queue_cycles += o.modules[m].stall_queue_cycles;
+    modules[m].stall_dram_cycles += o.modules[m].stall_dram_cycles;
+    modules[m].idle_cycles += o.modules[m].idle_cycles;
+  }
+  for (size_t k = 0; k < bytes_loaded.size(); ++k) bytes_loaded[k] += o.bytes_loaded[k];
+  bytes_stored += o.bytes_stored;
+  dram_busy_cycles += o.dram_busy_cycles;
+  timing_only = timing_only || o.timing_only;
+  sim_wall_seconds += o.sim_wall_seconds;
+  hazards.insert(hazards.end(), o.hazards.begin(), o.hazards.end());
+}
+
+nlohmann::json RunReport::to_json(const hw::HwConfig& c) const {
+  nlohmann::json j;
+  j["cycles"] = cycles;
+  j["insns"] = insns;
+  j["macs"] = macs;
+  j["gemm_uops"] = gemm_uops;
+  j["alu_uops"] = alu_uops;
+  j["gops_at_clock"] = gops_at_clock(c);
+  j["peak_gops"] = c.peak_gops();
+  j["gemm_utilization"] = gemm_utilization();
+  j["sim_wall_seconds"] = sim_wall_seconds;
+  j["timing_only"] = timing_only;
+  j["dram_busy_cycles"] = dram_busy_cycles;
+  nlohmann::json mods = nlohmann::json::object();
+  for (int m = 0; m < hw::kNumModules; ++m) {
+    const ModuleStats& s = modules[m];
+    mods[hw::module_name(hw::Module(m))] = {{"insns", s.insns},
+                                            {"busy_cycles", s.busy_cycles},
+                                            {"stall_token_cycles", s.stall_token_cycles},
+                                            {"stall_queue_cycles", s.stall_queue_cycles},
+                                            {"stall_dram_cycles", s.stall_dram_cycles},
+                                            {"idle_cycles", s.idle_cycles}};
+  }
+  j["modules"] = mods;
+  nlohmann::json bytes = nlohmann::json::object();
+  for (int k = 0; k < hw::kNumMemIds; ++k) {
+    if (k == int(hw::MemId::kOut)) continue;
+    bytes[std::string("load_") + hw::mem_id_name(uint8_t(k))] = bytes_loaded[k];
+  }
+  bytes["store_OUT"] = bytes_stored;
+  j["bytes"] = bytes;
+  nlohmann::json hz = nlohmann::json::array();
+  for (const Hazard& h : hazards) {
+    hz.push_back({{"kind", h.kind},
+                  {"memory", h.memory},
+                  {"element", h.element},
+                  {"first", h.first},
+                  {"second", h.second},
+                  {"message", h.message()}});
+  }
+  j["hazards"] = hz;
+  j["config"] = c.to_json();
+  return j;
+}
+
+std::string RunReport::summary_table(const hw::HwConfig& c) const {
+  std::string s;
+  s += fmt::format("{:<22}{:>16}\n", "cycles", cycles);
+  s += fmt::format("{:<22}{:>16.3f}\n", "time at clock (us)", double(cycles) / c.timing.clock_mhz);
+  s += fmt::format("{:<22}{:>16}\n", "instructions", insns);
+  s += fmt::format("{:<22}{:>16}\n", "MACs", macs);
+  s += fmt::format("{:<22}{:>16.3f}  (peak {:.1f})\n", "GOPS at clock", gops_at_clock(c),
+                   c.peak_gops());
+  s += fmt::format("{:<22}{:>15.1f}%\n", "GEMM utilization", 100.0 * gemm_utilization());
+  s += fmt::format("{:<22}{:>16.4f}\n", "sim wall seconds", sim_wall_seconds);
+  s += fmt::format("\n{:<9}{:>8}{:>13}{:>13}{:>13}{:>13}{:>13}\n", "module", "insns", "busy",
+                   "stall:token", "stall:queue", "stall:dram", "idle");
+  for (int m = 0; m < hw::kNumModules; ++m) {
+    const ModuleStats& st = modules[m];
+    s += fmt::format("{:<9}{:>8}{:>13}{:>13}{:>13}{:>13}{:>13}\n", hw::module_name(hw::Module(m)),
+                     st.insns, st.busy_cycles, st.stall_token_cycles, st.stall_queue_cycles,
+                     st.stall_dram_cycles, st.idle_cycles);
+  }
+  s += fmt::format("\nbytes: load UOP {} WGT {} INP {} ACC {}; store OUT {}; DRAM bus busy {:.1f}%\n",
+                   bytes_loaded[0], bytes_loaded[1], bytes_loaded[2], bytes_loaded[3], bytes_stored,
+                   cycles ? 100.0 * double(dram_busy_cycles) / double(cycles) : 0.0);
+  return s;
+}
+
+}  // namespace tauvta::sim

@@ -1,0 +1,313 @@
+#include "sim/timing_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "hw/disasm.h"
+
+namespace tauvta::sim {
+
+using hw::Insn;
+using hw::MemId;
+using hw::Module;
+
+const char* token_queue_name(TokenQueue q) {
+  static const char* names[] = {"l2g (load->compute)", "g2l (compute->load)",
+                                "g2s (compute->store)", "s2g (store->compute)"};
+  return names[size_t(q)];
+}
+
+TokenUse token_use(const Insn& insn) {
+  TokenUse t;
+  switch (hw::module_of(insn)) {
+    case Module::kLoad:
+      if (insn.pop_next) t.pops[0] = int(TokenQueue::kG2L);
+      if (insn.push_next) t.pushes[0] = int(TokenQueue::kL2G);
+      break;
+    case Module::kCompute:
+      if (insn.pop_prev) t.pops[0] = int(TokenQueue::kL2G);
+      if (insn.pop_next) t.pops[1] = int(TokenQueue::kS2G);
+      if (insn.push_prev) t.pushes[0] = int(TokenQueue::kG2L);
+      if (insn.push_next) t.pushes[1] = int(TokenQueue::kG2S);
+      break;
+    case Module::kStore:
+      if (insn.pop_prev) t.pops[0] = int(TokenQueue::kG2S);
+      if (insn.push_prev) t.pushes[0] = int(TokenQueue::kS2G);
+      break;
+  }
+  return t;
+}
+
+InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) {
+  InsnCost k;
+  k.issue = uint64_t(c.timing.insn_overhead_cycles);
+  const double bpc = c.dram_bytes_per_cycle();
+  auto rows_of = [&](uint64_t rows, uint64_t row_bytes) {
+    if (rows == 0 || row_bytes == 0) return;
+    k.rows = rows;
+    k.bytes = rows * row_bytes;
+    k.beats = rows * uint64_t(std::ceil(double(row_bytes) / bpc));
+  };
+  switch (insn.opcode) {
+    case hw::Opcode::kLoad: {
+      const uint8_t m = insn.memory_type;
+      if (m == uint8_t(MemId::kUop)) {
+        rows_of(1, uint64_t(insn.x_size) * 4);
+      } else if (m == uint8_t(MemId::kWgt)) {
+        rows_of(insn.y_size, uint64_t(insn.x_size) * c.wgt_elem_bytes());
+      } else if (m == uint8_t(MemId::kInp) || m == uint8_t(MemId::kAcc)) {
+        const uint64_t eb = m == uint8_t(MemId::kInp) ? c.inp_elem_bytes() : c.acc_elem_bytes();
+        rows_of(insn.y_size, uint64_t(insn.x_size) * eb);
+        // Padding: one element written per cycle.
+        const uint64_t rows = uint64_t(insn.y_pad_0) + insn.y_size + insn.y_pad_1;
+        const uint64_t cols = uint64_t(insn.x_pad_0) + insn.x_size + insn.x_pad_1;
+        k.compute = rows * cols - uint64_t(insn.y_size) * insn.x_size;
+      }
+      break;
+    }
+    case hw::Opcode::kStore:
+      rows_of(insn.y_size, uint64_t(insn.x_size) * c.out_elem_bytes());
+      break;
+    case hw::Opcode::kGemm: {
+      const uint64_t uops = insn.uop_end > insn.uop_bgn ? insn.uop_end - insn.uop_bgn : 0;
+      const uint64_t n = uint64_t(insn.iter_out) * insn.iter_in * uops;
+      if (n > 0) {
+        k.compute = n * uint64_t(c.timing.gemm_ii) + uint64_t(c.timing.gemm_pipeline_depth);
+        k.gemm_uops = n;
+        k.macs = n * c.macs_per_cycle();
+      }
+      break;
+    }
+    case hw::Opcode::kAlu: {
+      const uint64_t uops = insn.uop_end > insn.uop_bgn ? insn.uop_end - insn.uop_bgn : 0;
+      const uint64_t n = uint64_t(insn.iter_out) * insn.iter_in * uops;
+      if (n > 0) {
+        const uint64_t lanes = uint64_t(c.batch()) * c.block_out();
+        const uint64_t passes =
+            c.timing.alu_lanes == 0 ? 1 : (lanes + c.timing.alu_lanes - 1) / c.timing.alu_lanes;
+        k.compute = n * passes * uint64_t(c.timing.alu_ii) + uint64_t(c.timing.alu_pipeline_depth);
+        k.alu_uops = n;
+      }
+      break;
+    }
+    case hw::Opcode::kFinish:
+      break;
+  }
+  return k;
+}
+
+namespace {
+
+constexpr uint64_t kUnknown = std::numeric_limits<uint64_t>::max();
+
+struct ModuleState {
+  std::vector<uint32_t> queue;  // instruction indices in program order
+  size_t next = 0;              // next queue entry to dequeue
+  uint64_t free_at = 0;         // when the module can take its next command
+  bool pushing = false;         // executed, waiting for room to push its tokens
+  uint32_t current = 0;
+  uint64_t exec_end = 0;
+};
+
+struct TokenState {
+  std::vector<uint64_t> push_times, pop_times;
+  uint64_t total_pushes = 0;  // in the whole program
+};
+
+}  // namespace
+
+void TimingModel::schedule(std::span<const Insn> program,
+                           const std::function<void(size_t)>& on_start, RunReport& report) const {
+  const size_t n = program.size();
+  const uint64_t cmd_depth = uint64_t(config_.timing.cmd_queue_depth);
+  const uint64_t tok_depth = uint64_t(config_.timing.token_queue_depth);
+  const uint64_t latency = uint64_t(config_.timing.dram_latency_cycles);
+
+  std::array<ModuleState, hw::kNumModules> mods;
+  std::array<TokenState, kNumTokenQueues> toks;
+  std::vector<uint8_t> module(n);
+  std::vector<uint32_t> queue_pos(n);
+  std::vector<TokenUse> uses(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Module m = hw::module_of(program[i]);
+    module[i] = uint8_t(m);
+    queue_pos[i] = uint32_t(mods[size_t(m)].queue.size());
+    mods[size_t(m)].queue.push_back(uint32_t(i));
+    uses[i] = token_use(program[i]);
+    for (int q : uses[i].pushes) {
+      if (q >= 0) ++toks[size_t(q)].total_pushes;
+    }
+  }
+  std::array<std::vector<uint64_t>, hw::kNumModules> deq_time;
+  for (int m = 0; m < hw::kNumModules; ++m) deq_time[m].assign(mods[m].queue.size(), kUnknown);
+  std::vector<uint64_t> fetch_time(n, kUnknown);
+  size_t fetched = 0;
+  uint64_t last_fetch = 0;
+  uint64_t bus_free = 0;
+  size_t done = 0;
+
+  // Resolves the token pushes of a module that has executed; false if a queue is still full.
+  auto try_push = [&](ModuleState& ms, int m) {
+    const TokenUse& u = uses[ms.current];
+    uint64_t t = ms.exec_end;
+    for (int q : u.pushes) {
+      if (q < 0) continue;
+      const TokenState& ts = toks[size_t(q)];
+      const uint64_t k = ts.push_times.size();
+      if (k >= tok_depth) {
+        if (ts.pop_times.size() <= k - tok_depth) return false;
+        t = std::max(t, ts.pop_times[k - tok_depth]);
+      }
+    }
+    for (int q : u.pushes) {
+      if (q >= 0) toks[size_t(q)].push_times.push_back(t);
+    }
+    report.modules[size_t(m)].stall_queue_cycles += t - ms.exec_end;
+    ms.free_at = t;
+    ms.pushing = false;
+    ++done;
+    return true;
+  };
+
+  while (done < n) {
+    // Fetch runs ahead as far as the command queues allow.
+    while (fetched < n) {
+      const size_t m = module[fetched];
+      const uint32_t p = queue_pos[fetched];
+      uint64_t t = last_fetch + 1;
+      if (p >= cmd_depth) {
+        const uint64_t d = deq_time[m][p - cmd_depth];
+        if (d == kUnknown) break;
+        t = std::max(t, d);
+      }
+      fetch_time[fetched++] = t;
+      last_fetch = t;
+    }
+    bool progress = false;
+    for (int m = 0; m < hw::kNumModules; ++m) {
+      if (mods[m].pushing && try_push(mods[m], m)) progress = true;
+    }
+    // Start the ready instruction with the earliest start time (keeps the bus in time order).
+    int best = -1;
+    uint64_t best_start = kUnknown, best_deq = 0;
+    for (int m = 0; m < hw::kNumModules; ++m) {
+      const ModuleState& ms = mods[m];
+      if (ms.pushing || ms.next >= ms.queue.size()) continue;
+      const uint32_t i = ms.queue[ms.next];
+      if (fetch_time[i] == kUnknown) continue;
+      const uint64_t deq = std::max(ms.free_at, fetch_time[i]);
+      uint64_t start = deq;
+      bool ready = true;
+      for (int q : uses[i].pops) {
+        if (q < 0) continue;
+        const TokenState& ts = toks[size_t(q)];
+        if (ts.push_times.size() <= ts.pop_times.size()) {
+          ready = false;
+          break;
+        }
+        start = std::max(start, ts.push_times[ts.pop_times.size()]);
+      }
+      if (ready && start < best_start) {
+        best = m;
+        best_start = start;
+        best_deq = deq;
+      }
+    }
+    if (best < 0) {
+      if (progress) continue;
+      // Nothing can move: describe what each module waits for.
+      std::string why;
+      for (int m = 0; m < hw::kNumModules; ++m) {
+        const ModuleState& ms = mods[m];
+        if (ms.pushing) {
+          const TokenUse& u = uses[ms.current];
+          for (int q : u.pushes) {
+            if (q >= 0 && toks[size_t(q)].push_times.size() >= tok_depth) {
+              why += fmt::format("; {} instruction {} ({}) cannot push into full token queue {}",
+                                 hw::module_name(Module(m)), ms.current,
+                                 hw::disassemble(program[ms.current]),
+                                 token_queue_name(TokenQueue(q)));
+            }
+          }
+          continue;
+        }
+        if (ms.next >= ms.queue.size()) continue;
+        const uint32_t i = ms.queue[ms.next];
+        if (fetch_time[i] == kUnknown) continue;  // blocked behind fetch; reported via others
+        for (int q : uses[i].pops) {
+          if (q < 0) continue;
+          const TokenState& ts = toks[size_t(q)];
+          if (ts.push_times.size() > ts.pop_times.size()) continue;
+          const uint64_t need = ts.pop_times.size() + 1;
+          why += fmt::format("; {} instruction {} ({}) pops token #{} of {}", hw::module_name(Module(m)),
+                             i, hw::disassemble(program[i]), need, token_queue_name(TokenQueue(q)));
+          why += ts.total_pushes < need
+                     ? fmt::format(" but the program pushes only {}", ts.total_pushes)
+                     : std::string(" whose pushing instruction is itself blocked");
+        }
+      }
+      if (fetched < n) {
+        why += fmt::format("; fetch is stalled at instruction {} (its {} command queue is full)",
+                           fetched, hw::module_name(Module(module[fetched])));
+      }
+      throw Error("deadlock: no instruction can proceed" + why);
+    }
+
+    ModuleState& ms = mods[best];
+    const uint32_t i = ms.queue[ms.next];
+    ModuleStats& st = report.modules[best];
+    deq_time[best][ms.next] = best_deq;
+    ++ms.next;
+    for (int q : uses[i].pops) {
+      if (q >= 0) toks[size_t(q)].pop_times.push_back(best_start);
+    }
+    st.idle_cycles += best_deq - ms.free_at;
+    st.stall_token_cycles += best_start - best_deq;
+    if (on_start) on_start(i);
+
+    const InsnCost k = insn_cost(config_, program[i]);
+    uint64_t end = best_start + k.issue;
+    uint64_t dram_stall = 0;
+    if (k.rows > 0) {
+      // First data beat after the request latency, once the shared bus is free; the remaining
+      // rows pay their latency back to back with the transfer.
+      const uint64_t want = end + latency;
+      const uint64_t data_start = std::max(want, bus_free);
+      dram_stall = data_start - want;
+      st.stall_dram_cycles += dram_stall;
+      bus_free = data_start + k.beats;
+      report.dram_busy_cycles += k.beats;
+      end = data_start + k.beats + (k.rows - 1) * latency;
+      const uint8_t mem = program[i].opcode == hw::Opcode::kStore ? uint8_t(MemId::kOut)
+                                                                  : program[i].memory_type;
+      if (program[i].opcode == hw::Opcode::kStore) {
+        report.bytes_stored += k.bytes;
+      } else if (mem < hw::kNumMemIds) {
+        report.bytes_loaded[mem] += k.bytes;
+      }
+    }
+    end += k.compute;
+    st.busy_cycles += end - best_start - dram_stall;
+    ++st.insns;
+    report.macs += k.macs;
+    report.gemm_uops += k.gemm_uops;
+    report.alu_uops += k.alu_uops;
+    ms.current = i;
+    ms.exec_end = end;
+    ms.pushing = true;
+    try_push(ms, best);
+  }
+  uint64_t total = 0;
+  for (const ModuleState& ms : mods) total = std::max(total, ms.free_at);
+  report.cycles = total;
+  report.insns = n;
+}
+
+}  // namespace tauvta::sim

@@ -1,0 +1,60 @@
+// TimingModel: event-level model of VTA's task pipeline (ISA.md sections 3 and 6). Fetch decodes
+// one instruction per cycle into bounded command queues; load, compute and store each run their
+// queue in order; an instruction starts when its module is free, its command has arrived and the
+// tokens it pops have been pushed; a push into a full token queue stalls its module. Loads and
+// stores pay DRAM latency per row plus beats on one DRAM bus shared by all modules.
+//
+// The schedule depends only on the instruction stream (never on data), so a timing-only run gives
+// exactly the cycles of a full run. Instructions start in nondecreasing time order; `on_start`
+// is called at each start, which is where a full run executes the instruction functionally.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+
+#include "hw/hw_config.h"
+#include "hw/insn.h"
+#include "sim/report.h"
+
+namespace tauvta::sim {
+
+// Cost of one instruction in isolation (no contention).
+struct InsnCost {
+  uint64_t issue = 0;        // fixed cycles before any transfer or compute
+  uint64_t compute = 0;      // GEMM/ALU pipeline cycles, or padding writes for loads
+  uint64_t rows = 0;         // DRAM rows transferred (each pays the DRAM latency)
+  uint64_t beats = 0;        // bus cycles for all rows together
+  uint64_t bytes = 0;        // DRAM bytes moved
+  uint64_t macs = 0;
+  uint64_t gemm_uops = 0, alu_uops = 0;
+};
+
+InsnCost insn_cost(const hw::HwConfig& config, const hw::Insn& insn);
+
+// The four dependency token queues.
+enum class TokenQueue : uint8_t { kL2G = 0, kG2L = 1, kG2S = 2, kS2G = 3 };
+inline constexpr int kNumTokenQueues = 4;
+const char* token_queue_name(TokenQueue q);  // "l2g (load->compute)", ...
+
+// Which queues an instruction pops and pushes (dependency bits without a queue are ignored).
+struct TokenUse {
+  int pops[2] = {-1, -1};
+  int pushes[2] = {-1, -1};
+};
+TokenUse token_use(const hw::Insn& insn);
+
+class TimingModel {
+ public:
+  explicit TimingModel(const hw::HwConfig& config) : config_(config) {}
+
+  // Schedules `program` (which must end with FINISH; checked by the caller). Fills the timing
+  // fields of `report`. Throws tauvta::Error on deadlock, naming the blocked instructions.
+  void schedule(std::span<const hw::Insn> program, const std::function<void(size_t)>& on_start,
+                RunReport& report) const;
+
+ private:
+  hw::HwConfig config_;
+};
+
+}  // namespace tauvta::sim
