@@ -1,5 +1,9 @@
 #include "hw/isa_layout.h"
 
+#include <cstddef>
+#include <cstring>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -89,13 +93,6 @@ std::vector<FieldDesc> place(Format f, const HwConfig& c, const std::string& sou
   return out;
 }
 
-uint64_t extract(const RawInsn& r, int lsb, int width) {
-  if (width == 0) return 0;
-  const uint64_t mask = width == 64 ? ~0ull : ((1ull << width) - 1);
-  if (lsb >= 64) return (r.hi >> (lsb - 64)) & mask;
-  return (r.lo >> lsb) & mask;  // fields never straddle bit 64
-}
-
 void deposit(RawInsn& r, int lsb, int width, uint64_t v) {
   if (width == 0) return;
   if (lsb >= 64) {
@@ -144,7 +141,13 @@ const char* module_name(Module m) {
 }
 
 IsaLayout::IsaLayout(const HwConfig& config) {
-  for (int f = 0; f < kNumFormats; ++f) formats_[f] = place(Format(f), config, "config");
+  for (int f = 0; f < kNumFormats; ++f) {
+    formats_[f] = place(Format(f), config, "config");
+    for (const FieldDesc& d : formats_[f]) {
+      const uint64_t mask = d.width >= 64 ? ~0ull : (1ull << d.width) - 1;
+      pos_[f][size_t(d.field)] = {mask, uint8_t(d.lsb >> 6), uint8_t(d.lsb & 63)};
+    }
+  }
   const int A = config.log_acc_depth(), I = config.log_inp_depth(), W = config.log_wgt_depth();
   uop_ = {0, A, A, I, A + I, W};
 }
@@ -271,9 +274,51 @@ Insn IsaLayout::decode(const RawInsn& raw, size_t index) const {
                             "LOAD 0, STORE 1, GEMM 2, FINISH 3, ALU 4",
                             index, op, raw.hi, raw.lo));
   }
+  const Format format = format_of(Opcode(op));
+  const auto& pos = pos_[size_t(format)];
+  const uint64_t words[2] = {raw.lo, raw.hi};  // fields never straddle bit 64
+  auto get = [&](Field f) -> uint32_t {
+    const FieldPos& p = pos[size_t(f)];
+    return uint32_t((words[p.word] >> p.shift) & p.mask);
+  };
   Insn insn;
-  for (const FieldDesc& d : fields(format_of(Opcode(op)))) {
-    set(insn, d.field, extract(raw, d.lsb, d.width));
+  insn.opcode = Opcode(op);
+  insn.pop_prev = get(Field::kPopPrev) != 0;
+  insn.pop_next = get(Field::kPopNext) != 0;
+  insn.push_prev = get(Field::kPushPrev) != 0;
+  insn.push_next = get(Field::kPushNext) != 0;
+  switch (format) {
+    case Format::kMem:
+      insn.memory_type = uint8_t(get(Field::kMemoryType));
+      insn.sram_base = get(Field::kSramBase);
+      insn.dram_base = get(Field::kDramBase);
+      insn.y_size = get(Field::kYSize);
+      insn.x_size = get(Field::kXSize);
+      insn.x_stride = get(Field::kXStride);
+      insn.y_pad_0 = uint8_t(get(Field::kYPad0));
+      insn.y_pad_1 = uint8_t(get(Field::kYPad1));
+      insn.x_pad_0 = uint8_t(get(Field::kXPad0));
+      insn.x_pad_1 = uint8_t(get(Field::kXPad1));
+      break;
+    case Format::kGemm:
+    case Format::kAlu:
+      insn.reset = get(Field::kReset) != 0;
+      insn.uop_bgn = get(Field::kUopBgn);
+      insn.uop_end = get(Field::kUopEnd);
+      insn.iter_out = get(Field::kIterOut);
+      insn.iter_in = get(Field::kIterIn);
+      insn.dst_factor_out = get(Field::kDstFactorOut);
+      insn.dst_factor_in = get(Field::kDstFactorIn);
+      insn.src_factor_out = get(Field::kSrcFactorOut);
+      insn.src_factor_in = get(Field::kSrcFactorIn);
+      insn.wgt_factor_out = get(Field::kWgtFactorOut);  // 0 for ALU (mask 0)
+      insn.wgt_factor_in = get(Field::kWgtFactorIn);
+      insn.alu_opcode = uint8_t(get(Field::kAluOpcode));  // 0 for GEMM
+      insn.use_imm = get(Field::kUseImm) != 0;
+      insn.imm = int32_t(int16_t(uint16_t(get(Field::kImm))));
+      break;
+    case Format::kFinish:
+      break;
   }
   return insn;
 }

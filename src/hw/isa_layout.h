@@ -71,7 +71,14 @@ class IsaLayout {
   static void set(Insn& insn, Field f, uint64_t value);  // sign-extends signed fields
 
  private:
+  // Field positions by format and field id, for straight-line decoding (decode is on the
+  // simulator's path for every instruction). A field a format lacks has mask 0.
+  struct FieldPos {
+    uint64_t mask = 0;
+    uint8_t word = 0, shift = 0;
+  };
   std::array<std::vector<FieldDesc>, kNumFormats> formats_;
+  std::array<std::array<FieldPos, size_t(Field::kCount)>, kNumFormats> pos_{};
   UopLayout uop_;
 };
 

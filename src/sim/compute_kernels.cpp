@@ -59,24 +59,24 @@ void gemm_portable(const OnChipMemory& m, const InT* inp, const WT* wgt, AccT* a
 
 // ---------------------------------------------------------------------------------------------
 // AVX-512 VNNI GEMM for int8-or-narrower lanes, BLOCK_OUT a multiple of 16 and BLOCK_IN a
-// multiple of 4, accumulators of at most 32 bits. dpbusd multiplies u8 by s8, so inputs are fed
-// as x ^ 0x80 (= x + 128) and 128 * row-sum(w) (precomputed at weight load) is subtracted.
+// multiple of 4, accumulators of at most 32 bits. dpbusd multiplies u8 by s8, so inputs are kept
+// biased as x + 128 (inp_vnni) and 128 * row-sum(w) (precomputed at weight load) is subtracted.
 #define TAUVTA_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 
-template <int kGroups>
+template <int kGroups, int kBatch, int kOcBlocks>
 TAUVTA_VNNI void gemm_vnni(OnChipMemory& m, const LoopNest& l, bool reset) {
   const hw::HwConfig& c = m.config();
-  const int B = c.batch(), BI = c.block_in(), BO = c.block_out();
+  const int BI = c.block_in(), BO = c.block_out();
+  const int B = kBatch > 0 ? kBatch : c.batch();
   const int groups = kGroups > 0 ? kGroups : BI / 4;
-  const int oc_blocks = BO / 16;
+  const int oc_blocks = kOcBlocks > 0 ? kOcBlocks : BO / 16;
   const int acc_shift = 32 - c.acc_width();  // 0 for 32-bit accumulators
   const int out_shift = c.out_width() < 8 ? 32 - c.out_width() : 0;
-  const int8_t* inp = m.inp8.data();
+  const uint8_t* inp = m.inp_vnni.data();
   const int8_t* wv = m.wgt_vnni.data();
   const int32_t* corr = m.wgt_corr.data();
   int32_t* acc = m.acc32.data();
   int8_t* out = m.out8.data();
-  const __m512i bias = _mm512_set1_epi32(int32_t(0x80808080u));
   const __m512i zero = _mm512_setzero_si512();
   const size_t wgt_elem = size_t(BO) * BI;
   for (uint32_t o = 0; o < l.iter_out; ++o) {
@@ -88,31 +88,32 @@ TAUVTA_VNNI void gemm_vnni(OnChipMemory& m, const LoopNest& l, bool reset) {
         const hw::Uop& uop = l.uops[u];
         const size_t a = uop.dst + da, x = uop.src + dx, w = uop.wgt + dw;
         for (int b = 0; b < B; ++b) {
-          const int8_t* xp = inp + (x * B + b) * BI;
+          const uint8_t* xp = inp + (x * B + b) * BI;
           for (int cb = 0; cb < oc_blocks; ++cb) {
             const int8_t* wp = wv + w * wgt_elem + size_t(cb) * 64;
-            __m512i sum0 = zero, sum1 = zero;
+            int32_t* ap = acc + (a * B + b) * BO + size_t(cb) * 16;
+            // One dependency chain from the old accumulator; dpbusd adds wrap like the hardware.
+            __m512i nv = _mm512_sub_epi32(_mm512_loadu_si512(ap),
+                                          _mm512_loadu_si512(corr + w * BO + size_t(cb) * 16));
+            // Two chains halve the dpbusd latency each micro-op waits for.
+            __m512i nv2 = zero;
             int g = 0;
             for (; g + 1 < groups; g += 2) {
               int32_t x0, x1;
               std::memcpy(&x0, xp + 4 * g, 4);
               std::memcpy(&x1, xp + 4 * g + 4, 4);
-              const __m512i a0 = _mm512_xor_si512(_mm512_set1_epi32(x0), bias);
-              const __m512i a1 = _mm512_xor_si512(_mm512_set1_epi32(x1), bias);
-              sum0 = _mm512_dpbusd_epi32(sum0, a0, _mm512_loadu_si512(wp + size_t(g) * BO * 4));
-              sum1 =
-                  _mm512_dpbusd_epi32(sum1, a1, _mm512_loadu_si512(wp + size_t(g + 1) * BO * 4));
+              nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0),
+                                       _mm512_loadu_si512(wp + size_t(g) * BO * 4));
+              nv2 = _mm512_dpbusd_epi32(nv2, _mm512_set1_epi32(x1),
+                                        _mm512_loadu_si512(wp + size_t(g + 1) * BO * 4));
             }
             if (g < groups) {
               int32_t x0;
               std::memcpy(&x0, xp + 4 * g, 4);
-              const __m512i a0 = _mm512_xor_si512(_mm512_set1_epi32(x0), bias);
-              sum0 = _mm512_dpbusd_epi32(sum0, a0, _mm512_loadu_si512(wp + size_t(g) * BO * 4));
+              nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0),
+                                       _mm512_loadu_si512(wp + size_t(g) * BO * 4));
             }
-            const __m512i dot = _mm512_sub_epi32(
-                _mm512_add_epi32(sum0, sum1), _mm512_loadu_si512(corr + w * BO + size_t(cb) * 16));
-            int32_t* ap = acc + (a * B + b) * BO + size_t(cb) * 16;
-            __m512i nv = _mm512_add_epi32(_mm512_loadu_si512(ap), dot);
+            nv = _mm512_add_epi32(nv, nv2);
             if (acc_shift != 0) nv = _mm512_srai_epi32(_mm512_slli_epi32(nv, acc_shift), acc_shift);
             _mm512_storeu_si512(ap, reset ? zero : nv);
             __m512i ov = nv;
@@ -207,10 +208,11 @@ bool cpu_has_vnni() {
 void run_gemm(OnChipMemory& m, const LoopNest& l, bool reset, bool simd, AccessObserver* obs) {
   if (l.n_uops == 0 || l.iter_out == 0 || l.iter_in == 0) return;
   if (simd && obs == nullptr && m.has_vnni_weights() && m.acc_is_int32() && cpu_has_vnni()) {
-    if (m.config().block_in() == 16) {
-      gemm_vnni<4>(m, l, reset);
+    const hw::HwConfig& c = m.config();
+    if (c.block_in() == 16 && c.batch() == 1 && c.block_out() == 16) {
+      gemm_vnni<4, 1, 1>(m, l, reset);  // the default 1x16x16 shape, fully unrolled
     } else {
-      gemm_vnni<0>(m, l, reset);
+      gemm_vnni<0, 0, 0>(m, l, reset);
     }
     return;
   }

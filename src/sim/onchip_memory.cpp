@@ -23,6 +23,7 @@ OnChipMemory::OnChipMemory(const hw::HwConfig& c)
   if (inp_is_int8()) inp8.assign(inp_n, 0); else inp16.assign(inp_n, 0);
   if (wgt_is_int8()) wgt8.assign(wgt_n, 0); else wgt16.assign(wgt_n, 0);
   if (has_vnni_weights_) {
+    inp_vnni.assign(inp_n, 0x80);
     wgt_vnni.assign(wgt_n, 0);
     wgt_corr.assign(size_t(c.wgt_depth()) * c.block_out(), 0);
   }
@@ -35,6 +36,7 @@ void OnChipMemory::clear() {
   zero(uop_raw);
   std::fill(uop_gemm.begin(), uop_gemm.end(), hw::Uop{});
   std::fill(uop_alu.begin(), uop_alu.end(), hw::Uop{});
+  std::fill(inp_vnni.begin(), inp_vnni.end(), 0x80);
   zero(inp8); zero(inp16); zero(wgt8); zero(wgt16); zero(wgt_vnni); zero(wgt_corr);
   zero(acc32); zero(acc64); zero(out8); zero(out16);
 }
@@ -54,6 +56,9 @@ void OnChipMemory::write_inp(uint32_t index, const uint8_t* bytes) {
   const size_t off = size_t(index) * inp_lanes_;
   if (inp_is_int8()) {
     unpack_lanes(bytes, config_.inp_width(), inp_lanes_, inp8.data() + off);
+    if (has_vnni_weights_) {
+      for (int k = 0; k < inp_lanes_; ++k) inp_vnni[off + k] = uint8_t(inp8[off + k]) ^ 0x80;
+    }
   } else {
     unpack_lanes(bytes, config_.inp_width(), inp_lanes_, inp16.data() + off);
   }
@@ -63,6 +68,7 @@ void OnChipMemory::zero_inp(uint32_t index) {
   const size_t off = size_t(index) * inp_lanes_;
   if (inp_is_int8()) {
     std::fill_n(inp8.data() + off, inp_lanes_, 0);
+    if (has_vnni_weights_) std::fill_n(inp_vnni.data() + off, inp_lanes_, 0x80);
   } else {
     std::fill_n(inp16.data() + off, inp_lanes_, 0);
   }

@@ -41,6 +41,8 @@ class OnChipMemory {
   // Weights [element][oc][ic]: int8 or int16 lanes.
   std::vector<int8_t> wgt8;
   std::vector<int16_t> wgt16;
+  // VNNI form of each input lane: x + 128 as an unsigned byte (x ^ 0x80).
+  std::vector<uint8_t> inp_vnni;
   // VNNI form of each weight element: [ic/4][oc][4] bytes, and 128 * sum_ic w[oc][ic] per oc.
   std::vector<int8_t> wgt_vnni;
   std::vector<int32_t> wgt_corr;

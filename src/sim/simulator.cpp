@@ -15,7 +15,8 @@ namespace tauvta::sim {
 
 Simulator::Simulator(const hw::HwConfig& config, Dram& dram)
     : config_(config), layout_(config), dram_(dram),
-      core_(std::make_unique<FunctionalCore>(config_, layout_, dram_)) {}
+      core_(std::make_unique<FunctionalCore>(config_, layout_, dram_)),
+      timing_(std::make_unique<TimingModel>(config_)) {}
 
 Simulator::~Simulator() = default;
 
@@ -23,9 +24,9 @@ void Simulator::reset() { core_->memory().clear(); }
 
 namespace {
 
-std::vector<hw::Insn> decode_program(const hw::IsaLayout& layout,
-                                     std::span<const hw::RawInsn> program) {
-  std::vector<hw::Insn> insns;
+void decode_program(const hw::IsaLayout& layout, std::span<const hw::RawInsn> program,
+                    std::vector<hw::Insn>& insns) {
+  insns.clear();
   insns.reserve(program.size());
   for (size_t i = 0; i < program.size(); ++i) insns.push_back(layout.decode(program[i], i));
   if (insns.empty()) throw Error("program is empty: it must end with FINISH");
@@ -46,21 +47,21 @@ std::vector<hw::Insn> decode_program(const hw::IsaLayout& layout,
                             "the last instruction",
                             finish + 1, hw::disassemble(insns[finish + 1]), finish));
   }
-  return insns;
 }
 
 }  // namespace
 
 RunReport Simulator::run(std::span<const hw::RawInsn> program, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<hw::Insn> insns = decode_program(layout_, program);
+  decode_program(layout_, program, insns_);
+  const std::vector<hw::Insn>& insns = insns_;
   if (options.check_hazards && options.timing_only) {
     throw Error("hazard checking needs a full run: the accessed SRAM ranges depend on micro-op "
                 "contents (drop --timing-only)");
   }
   RunReport report;
   report.timing_only = options.timing_only;
-  TimingModel timing(config_);
+  TimingModel& timing = *timing_;
   core_->set_simd(!options.portable_kernels && cpu_has_vnni());
   if (options.timing_only) {
     timing.schedule(insns, {}, report);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "hw/hw_config.h"
 #include "hw/insn.h"
@@ -24,6 +25,7 @@ struct RunOptions {
 };
 
 class FunctionalCore;
+class TimingModel;
 
 class Simulator {
  public:
@@ -50,6 +52,8 @@ class Simulator {
   hw::IsaLayout layout_;
   Dram& dram_;
   std::unique_ptr<FunctionalCore> core_;
+  std::unique_ptr<TimingModel> timing_;
+  std::vector<hw::Insn> insns_;  // decoded program; capacity kept between runs
 };
 
 }  // namespace tauvta::sim

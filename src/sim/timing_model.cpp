@@ -53,7 +53,7 @@ InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) {
     if (rows == 0 || row_bytes == 0) return;
     k.rows = rows;
     k.bytes = rows * row_bytes;
-    k.beats = rows * uint64_t(std::ceil(double(row_bytes) / bpc));
+    k.beats = rows * uint64_t(std::ceil(double(row_bytes) / bpc - 1e-9));
   };
   switch (insn.opcode) {
     case hw::Opcode::kLoad: {
@@ -108,46 +108,45 @@ namespace {
 constexpr uint64_t kUnknown = std::numeric_limits<uint64_t>::max();
 
 struct ModuleState {
-  std::vector<uint32_t> queue;  // instruction indices in program order
-  size_t next = 0;              // next queue entry to dequeue
-  uint64_t free_at = 0;         // when the module can take its next command
-  bool pushing = false;         // executed, waiting for room to push its tokens
+  const std::vector<uint32_t>* queue = nullptr;  // instruction indices in program order
+  size_t next = 0;                               // next queue entry to dequeue
+  uint64_t free_at = 0;                          // when the module can take its next command
+  bool pushing = false;  // executed, waiting for room to push its tokens
   uint32_t current = 0;
   uint64_t exec_end = 0;
-};
-
-struct TokenState {
-  std::vector<uint64_t> push_times, pop_times;
-  uint64_t total_pushes = 0;  // in the whole program
 };
 
 }  // namespace
 
 void TimingModel::schedule(std::span<const Insn> program,
-                           const std::function<void(size_t)>& on_start, RunReport& report) const {
+                           const std::function<void(size_t)>& on_start, RunReport& report) {
   const size_t n = program.size();
   const uint64_t cmd_depth = uint64_t(config_.timing.cmd_queue_depth);
   const uint64_t tok_depth = uint64_t(config_.timing.token_queue_depth);
   const uint64_t latency = uint64_t(config_.timing.dram_latency_cycles);
 
   std::array<ModuleState, hw::kNumModules> mods;
-  std::array<TokenState, kNumTokenQueues> toks;
-  std::vector<uint8_t> module(n);
-  std::vector<uint32_t> queue_pos(n);
-  std::vector<TokenUse> uses(n);
+  std::array<uint64_t, kNumTokenQueues> total_pushes{};
+  for (auto& q : queue_) q.clear();
+  for (auto& v : push_times_) v.clear();
+  for (auto& v : pop_times_) v.clear();
+  plan_.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    const Module m = hw::module_of(program[i]);
-    module[i] = uint8_t(m);
-    queue_pos[i] = uint32_t(mods[size_t(m)].queue.size());
-    mods[size_t(m)].queue.push_back(uint32_t(i));
-    uses[i] = token_use(program[i]);
-    for (int q : uses[i].pushes) {
-      if (q >= 0) ++toks[size_t(q)].total_pushes;
+    Planned& p = plan_[i];
+    p.module = uint8_t(hw::module_of(program[i]));
+    p.queue_pos = uint32_t(queue_[p.module].size());
+    queue_[p.module].push_back(uint32_t(i));
+    p.use = token_use(program[i]);
+    p.cost = insn_cost(config_, program[i]);
+    for (int q : p.use.pushes) {
+      if (q >= 0) ++total_pushes[size_t(q)];
     }
   }
-  std::array<std::vector<uint64_t>, hw::kNumModules> deq_time;
-  for (int m = 0; m < hw::kNumModules; ++m) deq_time[m].assign(mods[m].queue.size(), kUnknown);
-  std::vector<uint64_t> fetch_time(n, kUnknown);
+  for (int m = 0; m < hw::kNumModules; ++m) {
+    mods[m].queue = &queue_[m];
+    deq_time_[m].assign(queue_[m].size(), kUnknown);
+  }
+  fetch_time_.assign(n, kUnknown);
   size_t fetched = 0;
   uint64_t last_fetch = 0;
   uint64_t bus_free = 0;
@@ -155,19 +154,18 @@ void TimingModel::schedule(std::span<const Insn> program,
 
   // Resolves the token pushes of a module that has executed; false if a queue is still full.
   auto try_push = [&](ModuleState& ms, int m) {
-    const TokenUse& u = uses[ms.current];
+    const TokenUse& u = plan_[ms.current].use;
     uint64_t t = ms.exec_end;
     for (int q : u.pushes) {
       if (q < 0) continue;
-      const TokenState& ts = toks[size_t(q)];
-      const uint64_t k = ts.push_times.size();
+      const uint64_t k = push_times_[q].size();
       if (k >= tok_depth) {
-        if (ts.pop_times.size() <= k - tok_depth) return false;
-        t = std::max(t, ts.pop_times[k - tok_depth]);
+        if (pop_times_[q].size() <= k - tok_depth) return false;
+        t = std::max(t, pop_times_[q][k - tok_depth]);
       }
     }
     for (int q : u.pushes) {
-      if (q >= 0) toks[size_t(q)].push_times.push_back(t);
+      if (q >= 0) push_times_[q].push_back(t);
     }
     report.modules[size_t(m)].stall_queue_cycles += t - ms.exec_end;
     ms.free_at = t;
@@ -179,15 +177,15 @@ void TimingModel::schedule(std::span<const Insn> program,
   while (done < n) {
     // Fetch runs ahead as far as the command queues allow.
     while (fetched < n) {
-      const size_t m = module[fetched];
-      const uint32_t p = queue_pos[fetched];
+      const size_t m = plan_[fetched].module;
+      const uint32_t p = plan_[fetched].queue_pos;
       uint64_t t = last_fetch + 1;
       if (p >= cmd_depth) {
-        const uint64_t d = deq_time[m][p - cmd_depth];
+        const uint64_t d = deq_time_[m][p - cmd_depth];
         if (d == kUnknown) break;
         t = std::max(t, d);
       }
-      fetch_time[fetched++] = t;
+      fetch_time_[fetched++] = t;
       last_fetch = t;
     }
     bool progress = false;
@@ -199,20 +197,20 @@ void TimingModel::schedule(std::span<const Insn> program,
     uint64_t best_start = kUnknown, best_deq = 0;
     for (int m = 0; m < hw::kNumModules; ++m) {
       const ModuleState& ms = mods[m];
-      if (ms.pushing || ms.next >= ms.queue.size()) continue;
-      const uint32_t i = ms.queue[ms.next];
-      if (fetch_time[i] == kUnknown) continue;
-      const uint64_t deq = std::max(ms.free_at, fetch_time[i]);
+      if (ms.pushing || ms.next >= ms.queue->size()) continue;
+      const uint32_t i = (*ms.queue)[ms.next];
+      if (fetch_time_[i] == kUnknown) continue;
+      const uint64_t deq = std::max(ms.free_at, fetch_time_[i]);
       uint64_t start = deq;
       bool ready = true;
-      for (int q : uses[i].pops) {
+      for (int q : plan_[i].use.pops) {
         if (q < 0) continue;
-        const TokenState& ts = toks[size_t(q)];
-        if (ts.push_times.size() <= ts.pop_times.size()) {
+        const size_t popped = pop_times_[q].size();
+        if (push_times_[q].size() <= popped) {
           ready = false;
           break;
         }
-        start = std::max(start, ts.push_times[ts.pop_times.size()]);
+        start = std::max(start, push_times_[q][popped]);
       }
       if (ready && start < best_start) {
         best = m;
@@ -227,9 +225,9 @@ void TimingModel::schedule(std::span<const Insn> program,
       for (int m = 0; m < hw::kNumModules; ++m) {
         const ModuleState& ms = mods[m];
         if (ms.pushing) {
-          const TokenUse& u = uses[ms.current];
+          const TokenUse& u = plan_[ms.current].use;
           for (int q : u.pushes) {
-            if (q >= 0 && toks[size_t(q)].push_times.size() >= tok_depth) {
+            if (q >= 0 && push_times_[q].size() - pop_times_[q].size() >= tok_depth) {
               why += fmt::format("; {} instruction {} ({}) cannot push into full token queue {}",
                                  hw::module_name(Module(m)), ms.current,
                                  hw::disassemble(program[ms.current]),
@@ -238,41 +236,40 @@ void TimingModel::schedule(std::span<const Insn> program,
           }
           continue;
         }
-        if (ms.next >= ms.queue.size()) continue;
-        const uint32_t i = ms.queue[ms.next];
-        if (fetch_time[i] == kUnknown) continue;  // blocked behind fetch; reported via others
-        for (int q : uses[i].pops) {
+        if (ms.next >= ms.queue->size()) continue;
+        const uint32_t i = (*ms.queue)[ms.next];
+        if (fetch_time_[i] == kUnknown) continue;  // blocked behind fetch; reported via others
+        for (int q : plan_[i].use.pops) {
           if (q < 0) continue;
-          const TokenState& ts = toks[size_t(q)];
-          if (ts.push_times.size() > ts.pop_times.size()) continue;
-          const uint64_t need = ts.pop_times.size() + 1;
+          if (push_times_[q].size() > pop_times_[q].size()) continue;
+          const uint64_t need = pop_times_[q].size() + 1;
           why += fmt::format("; {} instruction {} ({}) pops token #{} of {}", hw::module_name(Module(m)),
                              i, hw::disassemble(program[i]), need, token_queue_name(TokenQueue(q)));
-          why += ts.total_pushes < need
-                     ? fmt::format(" but the program pushes only {}", ts.total_pushes)
+          why += total_pushes[q] < need
+                     ? fmt::format(" but the program pushes only {}", total_pushes[q])
                      : std::string(" whose pushing instruction is itself blocked");
         }
       }
       if (fetched < n) {
         why += fmt::format("; fetch is stalled at instruction {} (its {} command queue is full)",
-                           fetched, hw::module_name(Module(module[fetched])));
+                           fetched, hw::module_name(Module(plan_[fetched].module)));
       }
       throw Error("deadlock: no instruction can proceed" + why);
     }
 
     ModuleState& ms = mods[best];
-    const uint32_t i = ms.queue[ms.next];
+    const uint32_t i = (*ms.queue)[ms.next];
     ModuleStats& st = report.modules[best];
-    deq_time[best][ms.next] = best_deq;
+    deq_time_[best][ms.next] = best_deq;
     ++ms.next;
-    for (int q : uses[i].pops) {
-      if (q >= 0) toks[size_t(q)].pop_times.push_back(best_start);
+    for (int q : plan_[i].use.pops) {
+      if (q >= 0) pop_times_[q].push_back(best_start);
     }
     st.idle_cycles += best_deq - ms.free_at;
     st.stall_token_cycles += best_start - best_deq;
     if (on_start) on_start(i);
 
-    const InsnCost k = insn_cost(config_, program[i]);
+    const InsnCost& k = plan_[i].cost;
     uint64_t end = best_start + k.issue;
     uint64_t dram_stall = 0;
     if (k.rows > 0) {

@@ -9,7 +9,9 @@
 // is called at each start, which is where a full run executes the instruction functionally.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <vector>
 #include <functional>
 #include <span>
 
@@ -50,11 +52,23 @@ class TimingModel {
 
   // Schedules `program` (which must end with FINISH; checked by the caller). Fills the timing
   // fields of `report`. Throws tauvta::Error on deadlock, naming the blocked instructions.
+  // Scratch buffers are kept between calls: the tuner schedules many programs in a row.
   void schedule(std::span<const hw::Insn> program, const std::function<void(size_t)>& on_start,
-                RunReport& report) const;
+                RunReport& report);
 
  private:
+  struct Planned {  // what the schedule needs of one instruction, computed once
+    InsnCost cost;
+    TokenUse use;
+    uint32_t queue_pos;
+    uint8_t module;
+  };
   hw::HwConfig config_;
+  std::vector<Planned> plan_;
+  std::vector<uint64_t> fetch_time_;
+  std::array<std::vector<uint32_t>, hw::kNumModules> queue_;
+  std::array<std::vector<uint64_t>, hw::kNumModules> deq_time_;
+  std::array<std::vector<uint64_t>, kNumTokenQueues> push_times_, pop_times_;
 };
 
 }  // namespace tauvta::sim
