@@ -1,5 +1,8 @@
 #include "sim/hazard_checker.h"
 
+#include <string>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "hw/disasm.h"
@@ -61,15 +64,27 @@ void HazardChecker::on_access(hw::MemId mem, uint32_t first, uint32_t count, boo
 
 void HazardChecker::report(const char* kind, hw::MemId mem, uint32_t element, uint32_t earlier) {
   if (hazards_.size() >= max_reports_) return;
-  if (!seen_.insert({earlier, current_, std::string(kind), int(mem)}).second) return;
+  // Name the hazard in program order (what the programmer intended): if the access that ran first
+  // belongs to the later instruction, a "read then write" was meant as write-then-read (RAW).
+  size_t first = earlier, second = current_;
+  std::string k = kind;
+  if (first > second) {
+    std::swap(first, second);
+    if (k == "RAW") {
+      k = "WAR";
+    } else if (k == "WAR") {
+      k = "RAW";
+    }
+  }
+  if (!seen_.insert({first, second, k, int(mem)}).second) return;
   Hazard h;
-  h.kind = kind;
+  h.kind = k;
   h.memory = hw::mem_id_name(uint8_t(mem));
   h.element = element;
-  h.first = earlier;
-  h.second = current_;
-  h.first_disasm = hw::disassemble(program_[earlier]);
-  h.second_disasm = hw::disassemble(program_[current_]);
+  h.first = first;
+  h.second = second;
+  h.first_disasm = hw::disassemble(program_[first]);
+  h.second_disasm = hw::disassemble(program_[second]);
   hazards_.push_back(std::move(h));
 }
 
