@@ -1,0 +1,173 @@
+// End-to-end simulator benchmark: a GEMM-heavy program (M x K x N tiled GEMM through the runtime,
+// default 1024^3 on the pynq config) run on the functional core, beside oneDNN's u8 x s8 int8
+// matmul of the same size in the same process (the practical limit for int8 on this CPU), and
+// the same program in timing-only mode. Prints a table, the ratios, and optionally JSON.
+//
+//   build/sim_gemm_bench [--m 1024 --k 1024 --n 1024] [--config FILE] [--repeats 3] [--json F]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "hw/hw_config.h"
+#include "runtime/device.h"
+#include "runtime/tiled_gemm.h"
+#include "sim/compute_kernels.h"
+
+#ifdef TAUVTA_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace {
+
+using namespace tauvta;
+
+// oneDNN u8 x s8 -> s32 matmul, best of `repeats`; returns seconds (or a negative value when
+// oneDNN is not available).
+double onednn_matmul_seconds(uint32_t m, uint32_t k, uint32_t n, int repeats) {
+#ifdef TAUVTA_HAVE_DNNL
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  const dnnl::memory::desc a_md({m, k}, dt::u8, tag::ab);
+  const dnnl::memory::desc b_md({k, n}, dt::s8, tag::ab);
+  const dnnl::memory::desc c_md({m, n}, dt::s32, tag::ab);
+  dnnl::matmul::primitive_desc pd(eng, a_md, b_md, c_md);
+  dnnl::memory a(a_md, eng), b(b_md, eng), c(c_md, eng);
+  std::mt19937 rng(7);
+  auto* ap = static_cast<uint8_t*>(a.get_data_handle());
+  auto* bp = static_cast<int8_t*>(b.get_data_handle());
+  for (size_t i = 0; i < size_t(m) * k; ++i) ap[i] = uint8_t(rng());
+  for (size_t i = 0; i < size_t(k) * n; ++i) bp[i] = int8_t(rng());
+  dnnl::matmul prim(pd);
+  prim.execute(strm, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+  strm.wait();  // warm-up: JIT and page faults
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    prim.execute(strm, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+    strm.wait();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+#else
+  (void)m, (void)k, (void)n, (void)repeats;
+  return -1.0;
+#endif
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"tauvta simulator GEMM benchmark"};
+  uint32_t m = 1024, k = 1024, n = 1024;
+  int repeats = 3;
+  std::string config_path, json_path;
+  app.add_option("--m", m);
+  app.add_option("--k", k);
+  app.add_option("--n", n);
+  app.add_option("--repeats", repeats, "Best of this many runs for each measurement");
+  app.add_option("--config", config_path);
+  app.add_option("--json", json_path, "Also write the figures as JSON");
+  CLI11_PARSE(app, argc, argv);
+
+  const hw::HwConfig config = config_path.empty() ? hw::HwConfig{} : hw::HwConfig::load(config_path);
+  const runtime::GemmShape shape{m, k, n};
+  std::mt19937_64 rng(42);
+  const auto a = runtime::random_operand(config.inp_width(), size_t(m) * k, rng);
+  const auto b = runtime::random_operand(config.wgt_width(), size_t(k) * n, rng);
+
+  std::printf("tauvta sim GEMM benchmark: %ux%ux%u on %s, SIMD kernels: %s\n", m, k, n,
+              config.name().c_str(), sim::cpu_has_vnni() ? "AVX-512 VNNI" : "portable");
+  // Functional + timing run, best of `repeats` (sim_wall_seconds counts the simulator only, not
+  // packing the matrices or reading them back).
+  runtime::GemmRun best_full;
+  double full_wall = 1e30;
+  bool verified = false;
+  for (int r = 0; r < repeats; ++r) {
+    runtime::Device device(config);
+    runtime::GemmRun run = runtime::run_tiled_gemm(device, a, b, shape);
+    if (!verified) {
+      const auto expected = runtime::reference_gemm(config, a, b, shape);
+      if (auto mm = runtime::first_mismatch(expected, run.c, shape)) {
+        throw Error("benchmark GEMM is wrong: " + mm->message());
+      }
+      verified = true;
+    }
+    if (run.report.sim_wall_seconds < full_wall) {
+      full_wall = run.report.sim_wall_seconds;
+      best_full = std::move(run);
+    }
+  }
+  // Timing-only run of the same program.
+  double timing_wall = 1e30;
+  uint64_t timing_cycles = 0, timing_insns = 0;
+  for (int r = 0; r < repeats; ++r) {
+    runtime::Device device(config);
+    runtime::GemmRunOptions o;
+    o.timing_only = true;
+    const runtime::GemmRun run = runtime::run_tiled_gemm(device, {}, {}, shape, o);
+    timing_wall = std::min(timing_wall, run.report.sim_wall_seconds);
+    timing_cycles = run.report.cycles;
+    timing_insns = run.report.insns;
+  }
+  const double onednn_s = onednn_matmul_seconds(m, k, n, std::max(repeats, 5));
+
+  const double ops = double(shape.ops());
+  const double sim_gops = ops / full_wall / 1e9;
+  const double dnnl_gops = onednn_s > 0 ? ops / onednn_s / 1e9 : 0.0;
+  const double insn_rate = double(timing_insns) / timing_wall;
+  std::printf("\n%-44s %14s\n", "measurement", "value");
+  std::printf("%-44s %14.1f\n", "functional core: simulated GOPS per wall-s", sim_gops);
+  if (onednn_s > 0) {
+    std::printf("%-44s %14.1f\n", "oneDNN u8 x s8 matmul: GOPS per wall-s", dnnl_gops);
+    std::printf("%-44s %14.3f\n", "ratio sim / oneDNN", sim_gops / dnnl_gops);
+  } else {
+    std::printf("%-44s %14s\n", "oneDNN u8 x s8 matmul", "not built");
+  }
+  std::printf("%-44s %14.2f\n", "timing-only: million instructions per wall-s", insn_rate / 1e6);
+  std::printf("%-44s %14.3f\n", "timing-only wall / full-run wall", timing_wall / full_wall);
+  std::printf("%-44s %14llu\n", "instructions", static_cast<unsigned long long>(timing_insns));
+  std::printf("%-44s %14llu\n", "simulated cycles", static_cast<unsigned long long>(best_full.report.cycles));
+  std::printf("%-44s %14.2f\n", "GOPS at clock (simulated board)", best_full.report.gops_at_clock(config));
+  std::printf("%-44s %13.1f%%\n", "GEMM utilization", 100.0 * best_full.report.gemm_utilization());
+  std::printf("%-44s %14s\n", "tiling", best_full.tiling.to_string().c_str());
+  if (timing_cycles != best_full.report.cycles) {
+    throw Error(fmt::format("timing-only cycles {} differ from the full run's {}", timing_cycles,
+                            best_full.report.cycles));
+  }
+  if (!json_path.empty()) {
+    nlohmann::json j = {{"m", m}, {"k", k}, {"n", n},
+                        {"config", config.to_json()},
+                        {"sim_gops_per_wall_second", sim_gops},
+                        {"sim_wall_seconds", full_wall},
+                        {"onednn_gops_per_wall_second", dnnl_gops},
+                        {"ratio_sim_over_onednn", onednn_s > 0 ? sim_gops / dnnl_gops : 0.0},
+                        {"timing_only_insns_per_second", insn_rate},
+                        {"insns", timing_insns},
+                        {"cycles", best_full.report.cycles},
+                        {"gops_at_clock", best_full.report.gops_at_clock(config)},
+                        {"gemm_utilization", best_full.report.gemm_utilization()},
+                        {"simd", sim::cpu_has_vnni()}};
+    std::ofstream(json_path) << j.dump(2) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sim_gemm_bench: error: %s\n", e.what());
+    return 1;
+  }
+}
