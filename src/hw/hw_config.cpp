@@ -66,6 +66,11 @@ int read_int(const json& v, const std::string& source, const std::string& key) {
   if (!v.is_number_integer()) {
     throw Error(fmt::format("{}: key {} must be an integer, got {}", source, key, v.dump()));
   }
+  // get<int>() would silently wrap a huge value into range.
+  if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(INT32_MAX)
+                             : (v.get<int64_t>() < INT32_MIN || v.get<int64_t>() > INT32_MAX)) {
+    throw Error(fmt::format("{}: key {} = {} is out of range", source, key, v.dump()));
+  }
   return v.get<int>();
 }
 
@@ -198,6 +203,12 @@ void HwConfig::validate(const std::string& source) const {
                               "({} bytes)",
                               source, key, log_size, buffer, 1 << log_size, elem_bytes));
     }
+    // hw_spec.h declares index fields of log2(depth) bits; C has no named 0-bit bit-field.
+    if (log_depth < 1) {
+      throw Error(fmt::format("{}: {} = {} gives a {} buffer of 1 element ({} bytes); VTA needs at "
+                              "least 2 (its index fields would be 0 bits wide)",
+                              source, key, log_size, buffer, elem_bytes));
+    }
     if (log_depth > 16) {
       throw Error(fmt::format("{}: {} = {} gives a {} buffer of 2^{} elements; LOAD/STORE "
                               "sram_base is 16 bits, so at most 2^16",
@@ -231,6 +242,12 @@ json HwConfig::to_json() const {
   j["TARGET"] = target;
   j["HW_VER"] = hw_ver;
   for (const IntKey& k : int_keys()) j[k.name] = this->*(k.field);
+  // VTA's own vta_config.json has one LOG_BLOCK; keep that form whenever it can express the config.
+  if (log_block_in == log_block_out) {
+    j.erase("LOG_BLOCK_IN");
+    j.erase("LOG_BLOCK_OUT");
+    j["LOG_BLOCK"] = log_block_in;
+  }
   json t;
   t["CLOCK_MHZ"] = timing.clock_mhz;
   t["DRAM_BANDWIDTH_GBPS"] = timing.dram_bandwidth_gbps;

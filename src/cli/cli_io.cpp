@@ -1,0 +1,107 @@
+#include "cli/cli_io.h"
+
+#include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace tauvta::cli {
+namespace {
+
+uint64_t load_le(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int k = bytes - 1; k >= 0; --k) v = (v << 8) | p[k];
+  return v;
+}
+
+void store_le(std::vector<uint8_t>& out, uint64_t v, int bytes) {
+  for (int k = 0; k < bytes; ++k) out.push_back(uint8_t(v >> (8 * k)));
+}
+
+void write_file(const std::filesystem::path& path, const char* data, size_t size, bool force) {
+  if (!force && std::filesystem::exists(path)) {
+    throw Error(fmt::format("{}: output file exists; pass --force to overwrite it", path.string()));
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(fmt::format("{}: cannot open for writing", path.string()));
+  out.write(data, std::streamsize(size));
+  out.close();
+  if (!out) throw Error(fmt::format("{}: write failed", path.string()));
+}
+
+}  // namespace
+
+std::vector<uint8_t> read_binary(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open", path.string()));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(fmt::format("{}: read failed", path.string()));
+  return bytes;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open", path.string()));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(fmt::format("{}: read failed", path.string()));
+  return text;
+}
+
+void write_binary(const std::filesystem::path& path, std::span<const uint8_t> bytes, bool force) {
+  write_file(path, reinterpret_cast<const char*>(bytes.data()), bytes.size(), force);
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text, bool force) {
+  write_file(path, text.data(), text.size(), force);
+}
+
+std::vector<hw::RawInsn> read_program(const std::filesystem::path& path) {
+  const std::vector<uint8_t> bytes = read_binary(path);
+  if (bytes.size() % 16 != 0) {
+    throw Error(fmt::format("{}: size {} bytes is not a multiple of 16 (one instruction is 16 "
+                            "bytes)",
+                            path.string(), bytes.size()));
+  }
+  std::vector<hw::RawInsn> program(bytes.size() / 16);
+  for (size_t k = 0; k < program.size(); ++k) {
+    program[k].lo = load_le(&bytes[16 * k], 8);
+    program[k].hi = load_le(&bytes[16 * k + 8], 8);
+  }
+  return program;
+}
+
+std::vector<uint8_t> program_bytes(std::span<const hw::RawInsn> program) {
+  std::vector<uint8_t> out;
+  out.reserve(program.size() * 16);
+  for (const hw::RawInsn& r : program) {
+    store_le(out, r.lo, 8);
+    store_le(out, r.hi, 8);
+  }
+  return out;
+}
+
+std::vector<uint32_t> read_uops(const std::filesystem::path& path) {
+  const std::vector<uint8_t> bytes = read_binary(path);
+  if (bytes.size() % 4 != 0) {
+    throw Error(fmt::format("{}: size {} bytes is not a multiple of 4 (one micro-op is 4 bytes)",
+                            path.string(), bytes.size()));
+  }
+  std::vector<uint32_t> uops(bytes.size() / 4);
+  for (size_t k = 0; k < uops.size(); ++k) uops[k] = uint32_t(load_le(&bytes[4 * k], 4));
+  return uops;
+}
+
+std::vector<uint8_t> uop_bytes(std::span<const uint32_t> uops) {
+  std::vector<uint8_t> out;
+  out.reserve(uops.size() * 4);
+  for (uint32_t u : uops) store_le(out, u, 4);
+  return out;
+}
+
+hw::HwConfig load_config(const std::string& path) {
+  return path.empty() ? hw::HwConfig{} : hw::HwConfig::load(path);
+}
+
+}  // namespace tauvta::cli

@@ -1,0 +1,36 @@
+// File plumbing the tauvta subcommands share: reading and writing binary and text files with
+// errors that name the file, programs and micro-op arrays in their DRAM byte order, and the
+// --config option (default: the built-in Pynq configuration, HwConfig{}).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hw/hw_config.h"
+#include "hw/insn.h"
+
+namespace tauvta::cli {
+
+std::vector<uint8_t> read_binary(const std::filesystem::path& path);
+std::string read_text(const std::filesystem::path& path);
+
+// Refuses to replace an existing file unless `force`; the error names the file.
+void write_binary(const std::filesystem::path& path, std::span<const uint8_t> bytes, bool force);
+void write_text(const std::filesystem::path& path, const std::string& text, bool force);
+
+// An instruction stream: 16 little-endian bytes per instruction. A size that is not a multiple
+// of 16 is an error naming the file and its size.
+std::vector<hw::RawInsn> read_program(const std::filesystem::path& path);
+std::vector<uint8_t> program_bytes(std::span<const hw::RawInsn> program);
+
+// Micro-ops: 4 little-endian bytes each.
+std::vector<uint32_t> read_uops(const std::filesystem::path& path);
+std::vector<uint8_t> uop_bytes(std::span<const uint32_t> uops);
+
+// `path` empty: HwConfig{} (the Pynq default); otherwise HwConfig::load(path).
+hw::HwConfig load_config(const std::string& path);
+
+}  // namespace tauvta::cli

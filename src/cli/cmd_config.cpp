@@ -1,0 +1,113 @@
+// tauvta config show [FILE] [--json]: the derived parameters and the instruction field layout of
+// a hardware configuration, printed from the same IsaLayout table the encoder uses.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_io.h"
+#include "cli/commands.h"
+#include "hw/isa_layout.h"
+
+namespace tauvta::cli {
+namespace {
+
+std::string bit_range(int lsb, int width) {
+  if (width == 1) return fmt::format("[{}]", lsb);
+  return fmt::format("[{}:{}]", lsb + width - 1, lsb);
+}
+
+std::string field_table(const hw::IsaLayout& layout) {
+  std::string s;
+  for (int f = 0; f < hw::kNumFormats; ++f) {
+    const hw::Format format = hw::Format(f);
+    s += fmt::format("{} instruction fields\n", hw::format_name(format));
+    int next = 0;
+    for (const hw::FieldDesc& d : layout.fields(format)) {
+      if (d.lsb > next) {
+        s += fmt::format("  {:<10} {:<16} {:>3} bits  (zero)\n", bit_range(next, d.lsb - next),
+                         "unused", d.lsb - next);
+      }
+      s += fmt::format("  {:<10} {:<16} {:>3} bits{}\n", bit_range(d.lsb, d.width), d.name,
+                       d.width, d.is_signed ? "  signed" : "");
+      next = d.lsb + d.width;
+    }
+    if (next < 128) {
+      s += fmt::format("  {:<10} {:<16} {:>3} bits  (zero)\n", bit_range(next, 128 - next),
+                       "unused", 128 - next);
+    }
+    s += "\n";
+  }
+  const hw::UopLayout& u = layout.uop();
+  s += "Micro-op fields (32 bits)\n";
+  s += fmt::format("  GEMM  acc_idx {:<8} inp_idx {:<8} wgt_idx {}\n",
+                   bit_range(u.dst_lsb, u.dst_width), bit_range(u.src_lsb, u.src_width),
+                   bit_range(u.wgt_lsb, u.wgt_width));
+  s += fmt::format("  ALU   dst_idx {:<8} src_idx {}\n", bit_range(u.dst_lsb, u.dst_width),
+                   bit_range(u.src_lsb, u.src_width));
+  return s;
+}
+
+std::string describe(const hw::HwConfig& c) {
+  std::string s;
+  s += fmt::format("config      {}  (TARGET {}, HW_VER {})\n", c.name(), c.target, c.hw_ver);
+  s += fmt::format("GEMM shape  batch {} x block_in {} x block_out {} = {} MACs/cycle\n",
+                   c.batch(), c.block_in(), c.block_out(), c.macs_per_cycle());
+  s += fmt::format("widths      inp {} bits, wgt {} bits, acc {} bits, out {} bits\n",
+                   c.inp_width(), c.wgt_width(), c.acc_width(), c.out_width());
+  s += fmt::format("peak        {:.1f} GOPS at {} MHz\n\n", c.peak_gops(), c.timing.clock_mhz);
+  s += fmt::format("{:<8} {:>10} {:>14} {:>8} {:>11}\n", "buffer", "bytes", "element bytes",
+                   "depth", "log2 depth");
+  auto row = [&](const char* name, int log_size, int elem, uint32_t depth, int log_depth) {
+    s += fmt::format("{:<8} {:>10} {:>14} {:>8} {:>11}\n", name, uint64_t(1) << log_size, elem,
+                     depth, log_depth);
+  };
+  row("UOP", c.log_uop_buff_size, c.uop_elem_bytes(), c.uop_depth(), c.log_uop_depth());
+  row("INP", c.log_inp_buff_size, c.inp_elem_bytes(), c.inp_depth(), c.log_inp_depth());
+  row("WGT", c.log_wgt_buff_size, c.wgt_elem_bytes(), c.wgt_depth(), c.log_wgt_depth());
+  row("ACC", c.log_acc_buff_size, c.acc_elem_bytes(), c.acc_depth(), c.log_acc_depth());
+  // The output buffer has the accumulator's depth and the input's width.
+  s += fmt::format("{:<8} {:>10} {:>14} {:>8} {:>11}\n", "OUT",
+                   uint64_t(c.out_elem_bytes()) * c.out_depth(), c.out_elem_bytes(), c.out_depth(),
+                   c.log_acc_depth());
+  const hw::TimingParams& t = c.timing;
+  s += fmt::format(
+      "\ntiming      bus {} bits, DRAM {} GB/s ({:.2f} bytes/cycle), DRAM latency {} cycles\n"
+      "            GEMM II {}, ALU II {}, ALU lanes {}, pipeline depth GEMM {} ALU {}\n"
+      "            queues: command {}, token {}; insn overhead {} cycles; ALU MUL {}\n\n",
+      1 << t.log_bus_width, t.dram_bandwidth_gbps, c.dram_bytes_per_cycle(),
+      t.dram_latency_cycles, t.gemm_ii, t.alu_ii,
+      t.alu_lanes == 0 ? std::string("all") : std::to_string(t.alu_lanes), t.gemm_pipeline_depth,
+      t.alu_pipeline_depth, t.cmd_queue_depth, t.token_queue_depth, t.insn_overhead_cycles,
+      t.alu_mul ? "on" : "off");
+  s += field_table(hw::IsaLayout(c));
+  return s;
+}
+
+}  // namespace
+
+void add_config_command(CLI::App& app) {
+  CLI::App* config = app.add_subcommand("config", "Hardware configurations");
+  config->require_subcommand(1);
+  CLI::App* show =
+      config->add_subcommand("show", "Print derived parameters and the instruction field layout");
+  struct Options {
+    std::string file;
+    bool json = false;
+  };
+  auto opts = std::make_shared<Options>();
+  show->add_option("FILE", opts->file, "vta_config.json-style file (default: built-in Pynq)");
+  show->add_flag("--json", opts->json, "Print the fully resolved configuration as JSON");
+  show->callback([opts] {
+    const hw::HwConfig c = load_config(opts->file);
+    if (opts->json) {
+      std::cout << c.to_json().dump(2) << "\n";
+    } else {
+      std::cout << describe(c);
+    }
+  });
+}
+
+}  // namespace tauvta::cli
