@@ -41,7 +41,8 @@ double onednn_matmul_seconds(uint32_t m, uint32_t k, uint32_t n, int repeats) {
   const dnnl::memory::desc a_md({m, k}, dt::u8, tag::ab);
   const dnnl::memory::desc b_md({k, n}, dt::s8, tag::ab);
   const dnnl::memory::desc c_md({m, n}, dt::s32, tag::ab);
-  dnnl::matmul::primitive_desc pd(eng, a_md, b_md, c_md);
+  const dnnl::matmul::desc desc(a_md, b_md, c_md);  // oneDNN 2.x API (Debian bookworm)
+  dnnl::matmul::primitive_desc pd(desc, eng);
   dnnl::memory a(a_md, eng), b(b_md, eng), c(c_md, eng);
   std::mt19937 rng(7);
   auto* ap = static_cast<uint8_t*>(a.get_data_handle());

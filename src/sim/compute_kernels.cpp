@@ -127,6 +127,71 @@ TAUVTA_VNNI void gemm_vnni(OnChipMemory& m, const LoopNest& l, bool reset) {
   }
 }
 
+// Reduction-shaped GEMM: the accumulator index does not move with the loops (dst factors 0), so
+// each micro-op accumulates over all iter_out x iter_in steps into one accumulator row. Without
+// reset the hardware's final state is order-independent (acc += dot is a wrapping sum; out is the
+// truncation of the last, i.e. final, sum), so this kernel runs micro-op-major and keeps the row
+// in a register: one accumulator load and store per micro-op instead of per step.
+template <int kGroups, int kBatch, int kOcBlocks>
+TAUVTA_VNNI void gemm_vnni_reduce(OnChipMemory& m, const LoopNest& l) {
+  const hw::HwConfig& c = m.config();
+  const int BI = c.block_in(), BO = c.block_out();
+  const int B = kBatch > 0 ? kBatch : c.batch();
+  const int groups = kGroups > 0 ? kGroups : BI / 4;
+  const int oc_blocks = kOcBlocks > 0 ? kOcBlocks : BO / 16;
+  const int acc_shift = 32 - c.acc_width();
+  const int out_shift = c.out_width() < 8 ? 32 - c.out_width() : 0;
+  const uint8_t* inp = m.inp_vnni.data();
+  const int8_t* wv = m.wgt_vnni.data();
+  const int32_t* corr = m.wgt_corr.data();
+  int32_t* acc = m.acc32.data();
+  int8_t* out = m.out8.data();
+  const size_t wgt_elem = size_t(BO) * BI;
+  for (uint32_t u = 0; u < l.n_uops; ++u) {
+    const hw::Uop& uop = l.uops[u];
+    const size_t a = uop.dst;
+    for (int b = 0; b < B; ++b) {
+      for (int cb = 0; cb < oc_blocks; ++cb) {
+        int32_t* ap = acc + (a * B + b) * BO + size_t(cb) * 16;
+        __m512i nv = _mm512_loadu_si512(ap);
+        __m512i nv2 = _mm512_setzero_si512();
+        for (uint32_t o = 0; o < l.iter_out; ++o) {
+          for (uint32_t i = 0; i < l.iter_in; ++i) {
+            const size_t x = uop.src + o * l.src_out + i * l.src_in;
+            const size_t w = uop.wgt + o * l.wgt_out + i * l.wgt_in;
+            const uint8_t* xp = inp + (x * B + b) * BI;
+            const int8_t* wp = wv + w * wgt_elem + size_t(cb) * 64;
+            nv = _mm512_sub_epi32(nv, _mm512_loadu_si512(corr + w * BO + size_t(cb) * 16));
+            int g = 0;
+            for (; g + 1 < groups; g += 2) {
+              int32_t x0, x1;
+              std::memcpy(&x0, xp + 4 * g, 4);
+              std::memcpy(&x1, xp + 4 * g + 4, 4);
+              nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0),
+                                       _mm512_loadu_si512(wp + size_t(g) * BO * 4));
+              nv2 = _mm512_dpbusd_epi32(nv2, _mm512_set1_epi32(x1),
+                                        _mm512_loadu_si512(wp + size_t(g + 1) * BO * 4));
+            }
+            if (g < groups) {
+              int32_t x0;
+              std::memcpy(&x0, xp + 4 * g, 4);
+              nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0),
+                                       _mm512_loadu_si512(wp + size_t(g) * BO * 4));
+            }
+          }
+        }
+        nv = _mm512_add_epi32(nv, nv2);
+        if (acc_shift != 0) nv = _mm512_srai_epi32(_mm512_slli_epi32(nv, acc_shift), acc_shift);
+        _mm512_storeu_si512(ap, nv);
+        __m512i ov = nv;
+        if (out_shift != 0) ov = _mm512_srai_epi32(_mm512_slli_epi32(nv, out_shift), out_shift);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (a * B + b) * BO + size_t(cb) * 16),
+                         _mm512_cvtepi32_epi8(ov));
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tensor ALU. Values are kept sign-extended at the accumulator width; every result wraps.
 template <class AccT, class OutT>
@@ -209,10 +274,12 @@ void run_gemm(OnChipMemory& m, const LoopNest& l, bool reset, bool simd, AccessO
   if (l.n_uops == 0 || l.iter_out == 0 || l.iter_in == 0) return;
   if (simd && obs == nullptr && m.has_vnni_weights() && m.acc_is_int32() && cpu_has_vnni()) {
     const hw::HwConfig& c = m.config();
-    if (c.block_in() == 16 && c.batch() == 1 && c.block_out() == 16) {
-      gemm_vnni<4, 1, 1>(m, l, reset);  // the default 1x16x16 shape, fully unrolled
+    const bool default_shape = c.block_in() == 16 && c.batch() == 1 && c.block_out() == 16;
+    const bool reduce = !reset && l.dst_out == 0 && l.dst_in == 0;
+    if (reduce) {
+      default_shape ? gemm_vnni_reduce<4, 1, 1>(m, l) : gemm_vnni_reduce<0, 0, 0>(m, l);
     } else {
-      gemm_vnni<0, 0, 0>(m, l, reset);
+      default_shape ? gemm_vnni<4, 1, 1>(m, l, reset) : gemm_vnni<0, 0, 0>(m, l, reset);
     }
     return;
   }

@@ -17,6 +17,9 @@ class Dram {
   Dram& operator=(const Dram&) = delete;
 
   uint64_t size() const { return size_; }
+  bool contains(uint64_t addr, uint64_t len) const { return addr <= size_ && len <= size_ - addr; }
+  // Unchecked pointer; callers check contains() first (builds no message on the hot path).
+  uint8_t* raw(uint64_t addr) { return data_ + addr; }
   // Throws tauvta::Error "<what>: DRAM bytes [addr, addr+len) are past the end (size N)".
   void check(uint64_t addr, uint64_t len, std::string_view what) const;
   uint8_t* at(uint64_t addr, uint64_t len, std::string_view what) {

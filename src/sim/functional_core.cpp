@@ -45,13 +45,21 @@ void check_sram_range(const Insn& insn, size_t index, const char* buffer, uint64
 
 }  // namespace
 
+uint8_t* FunctionalCore::dram_span(const Insn& insn, size_t index, uint64_t addr, uint64_t len,
+                                   uint64_t row) {
+  if (!dram_.contains(addr, len)) {
+    dram_.check(addr, len, fmt::format("{} row {}", insn_context(insn, index), row));
+  }
+  return dram_.raw(addr);
+}
+
 void FunctionalCore::load(const Insn& insn, size_t index) {
   const uint8_t mem = insn.memory_type;
   if (mem == uint8_t(MemId::kUop)) {
     // UOP loads are 1D: x_size micro-ops; y_size, stride and pads are ignored.
     check_sram_range(insn, index, "micro-op", insn.sram_base, insn.x_size, config_.uop_depth());
     const uint64_t addr = uint64_t(insn.dram_base) * 4;
-    const uint8_t* src = dram_.at(addr, uint64_t(insn.x_size) * 4, insn_context(insn, index));
+    const uint8_t* src = dram_span(insn, index, addr, uint64_t(insn.x_size) * 4, 0);
     mem_.write_uops(insn.sram_base, src, insn.x_size, layout_);
     if (observer_ != nullptr) observer_->on_access(MemId::kUop, insn.sram_base, insn.x_size, true);
     return;
@@ -70,31 +78,34 @@ void FunctionalCore::load(const Insn& insn, size_t index) {
   const uint64_t cols = uint64_t(x0) + insn.x_size + x1;
   check_sram_range(insn, index, hw::mem_id_name(mem), insn.sram_base, rows * cols, depth);
 
-  auto put = [&](uint32_t sram, const uint8_t* bytes) {
+  // Whole rows at a time: `bytes` null writes zero padding (never for weights).
+  auto put = [&](uint32_t sram, const uint8_t* bytes, uint32_t count) {
+    if (count == 0) return;
     if (is_inp) {
-      bytes ? mem_.write_inp(sram, bytes) : mem_.zero_inp(sram);
+      bytes ? mem_.write_inp(sram, bytes, count) : mem_.zero_inp(sram, count);
     } else if (is_acc) {
-      bytes ? mem_.write_acc(sram, bytes) : mem_.zero_acc(sram);
+      bytes ? mem_.write_acc(sram, bytes, count) : mem_.zero_acc(sram, count);
     } else {
-      mem_.write_wgt(sram, bytes);
+      mem_.write_wgt(sram, bytes, count);
     }
   };
   uint32_t sram = insn.sram_base;
   for (uint64_t r = 0; r < rows; ++r) {
     const bool pad_row = r < y0 || r >= y0 + insn.y_size;
     if (pad_row) {
-      for (uint64_t k = 0; k < cols; ++k) put(sram++, nullptr);
+      put(sram, nullptr, uint32_t(cols));
+      sram += uint32_t(cols);
       continue;
     }
-    for (uint32_t k = 0; k < x0; ++k) put(sram++, nullptr);
+    put(sram, nullptr, x0);
+    sram += x0;
     const uint64_t y = r - y0;
     const uint64_t addr = (uint64_t(insn.dram_base) + y * insn.x_stride) * elem_bytes;
     const uint64_t len = uint64_t(insn.x_size) * elem_bytes;
-    if (len > 0) {
-      const uint8_t* src = dram_.at(addr, len, fmt::format("{} row {}", insn_context(insn, index), y));
-      for (uint32_t k = 0; k < insn.x_size; ++k) put(sram++, src + size_t(k) * elem_bytes);
-    }
-    for (uint32_t k = 0; k < x1; ++k) put(sram++, nullptr);
+    if (len > 0) put(sram, dram_span(insn, index, addr, len, y), insn.x_size);
+    sram += insn.x_size;
+    put(sram, nullptr, x1);
+    sram += x1;
   }
   if (observer_ != nullptr) {
     observer_->on_access(MemId(mem), insn.sram_base, uint32_t(rows * cols), true);
@@ -110,9 +121,8 @@ void FunctionalCore::store(const Insn& insn, size_t index) {
     const uint64_t addr = (uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride) * elem_bytes;
     const uint64_t len = uint64_t(insn.x_size) * elem_bytes;
     if (len == 0) continue;
-    uint8_t* dst = dram_.at(addr, len, fmt::format("{} row {}", insn_context(insn, index), y));
-    const uint32_t sram = insn.sram_base + y * insn.x_size;
-    for (uint32_t k = 0; k < insn.x_size; ++k) mem_.read_out(sram + k, dst + size_t(k) * elem_bytes);
+    uint8_t* dst = dram_span(insn, index, addr, len, y);
+    mem_.read_out(insn.sram_base + y * insn.x_size, dst, insn.x_size);
   }
   if (observer_ != nullptr) observer_->on_access(MemId::kOut, insn.sram_base, uint32_t(total), false);
 }

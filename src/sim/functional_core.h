@@ -31,6 +31,8 @@ class FunctionalCore {
   void store(const hw::Insn& insn, size_t index);
   void gemm(const hw::Insn& insn, size_t index);
   void alu(const hw::Insn& insn, size_t index);
+  // Pointer to DRAM bytes [addr, addr+len); throws naming the instruction and row when outside.
+  uint8_t* dram_span(const hw::Insn& insn, size_t index, uint64_t addr, uint64_t len, uint64_t row);
   // Fills the loop nest and checks every index it will produce against the buffer depths.
   // Returns true when no index wraps (the kernels' fast paths apply).
   bool prepare_loop(const hw::Insn& insn, size_t index, bool is_gemm, LoopNest& loop) const;

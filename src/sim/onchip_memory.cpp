@@ -52,80 +52,82 @@ void OnChipMemory::write_uops(uint32_t index, const uint8_t* bytes, uint32_t cou
   }
 }
 
-void OnChipMemory::write_inp(uint32_t index, const uint8_t* bytes) {
-  const size_t off = size_t(index) * inp_lanes_;
+void OnChipMemory::write_inp(uint32_t index, const uint8_t* bytes, uint32_t count) {
+  const size_t off = size_t(index) * inp_lanes_, n = size_t(count) * inp_lanes_;
   if (inp_is_int8()) {
-    unpack_lanes(bytes, config_.inp_width(), inp_lanes_, inp8.data() + off);
+    unpack_lanes(bytes, config_.inp_width(), int(n), inp8.data() + off);
     if (has_vnni_weights_) {
-      for (int k = 0; k < inp_lanes_; ++k) inp_vnni[off + k] = uint8_t(inp8[off + k]) ^ 0x80;
+      const int8_t* x = inp8.data() + off;
+      uint8_t* v = inp_vnni.data() + off;
+      for (size_t k = 0; k < n; ++k) v[k] = uint8_t(x[k]) ^ 0x80;
     }
   } else {
-    unpack_lanes(bytes, config_.inp_width(), inp_lanes_, inp16.data() + off);
+    unpack_lanes(bytes, config_.inp_width(), int(n), inp16.data() + off);
   }
 }
 
-void OnChipMemory::zero_inp(uint32_t index) {
-  const size_t off = size_t(index) * inp_lanes_;
+void OnChipMemory::zero_inp(uint32_t index, uint32_t count) {
+  const size_t off = size_t(index) * inp_lanes_, n = size_t(count) * inp_lanes_;
   if (inp_is_int8()) {
-    std::fill_n(inp8.data() + off, inp_lanes_, 0);
-    if (has_vnni_weights_) std::fill_n(inp_vnni.data() + off, inp_lanes_, 0x80);
+    std::fill_n(inp8.data() + off, n, 0);
+    if (has_vnni_weights_) std::fill_n(inp_vnni.data() + off, n, 0x80);
   } else {
-    std::fill_n(inp16.data() + off, inp_lanes_, 0);
+    std::fill_n(inp16.data() + off, n, 0);
   }
 }
 
-void OnChipMemory::write_wgt(uint32_t index, const uint8_t* bytes) {
-  const size_t off = size_t(index) * wgt_lanes_;
+void OnChipMemory::write_wgt(uint32_t index, const uint8_t* bytes, uint32_t count) {
+  const size_t off = size_t(index) * wgt_lanes_, n = size_t(count) * wgt_lanes_;
   if (wgt_is_int8()) {
-    unpack_lanes(bytes, config_.wgt_width(), wgt_lanes_, wgt8.data() + off);
+    unpack_lanes(bytes, config_.wgt_width(), int(n), wgt8.data() + off);
   } else {
-    unpack_lanes(bytes, config_.wgt_width(), wgt_lanes_, wgt16.data() + off);
+    unpack_lanes(bytes, config_.wgt_width(), int(n), wgt16.data() + off);
   }
-  if (has_vnni_weights_) rebuild_vnni(index);
+  if (has_vnni_weights_) {
+    for (uint32_t k = 0; k < count; ++k) rebuild_vnni(index + k);
+  }
 }
 
 // VNNI's dpbusd multiplies unsigned bytes by signed bytes. The kernel feeds inputs biased by
-// +128 (x ^ 0x80), so it subtracts 128 * sum_ic w[oc][ic] afterwards: exact for int8.
+// +128 (inp_vnni), so it subtracts 128 * sum_ic w[oc][ic] afterwards: exact for int8.
 void OnChipMemory::rebuild_vnni(uint32_t index) {
-  const int bi = config_.block_in(), bo = config_.block_out();
+  const int bi = config_.block_in(), bo = config_.block_out(), groups = bi / 4;
   const int8_t* w = wgt8.data() + size_t(index) * wgt_lanes_;
   int8_t* v = wgt_vnni.data() + size_t(index) * wgt_lanes_;
   int32_t* corr = wgt_corr.data() + size_t(index) * bo;
   for (int oc = 0; oc < bo; ++oc) {
+    const int8_t* row = w + size_t(oc) * bi;
+    for (int g = 0; g < groups; ++g) std::memcpy(v + (size_t(g) * bo + oc) * 4, row + 4 * g, 4);
     int32_t sum = 0;
-    for (int ic = 0; ic < bi; ++ic) {
-      const int g = ic / 4, k = ic % 4;
-      v[(size_t(g) * bo + oc) * 4 + k] = w[size_t(oc) * bi + ic];
-      sum += w[size_t(oc) * bi + ic];
-    }
+    for (int ic = 0; ic < bi; ++ic) sum += row[ic];
     corr[oc] = 128 * sum;
   }
 }
 
-void OnChipMemory::write_acc(uint32_t index, const uint8_t* bytes) {
-  const size_t off = size_t(index) * acc_lanes_;
+void OnChipMemory::write_acc(uint32_t index, const uint8_t* bytes, uint32_t count) {
+  const size_t off = size_t(index) * acc_lanes_, n = size_t(count) * acc_lanes_;
   if (acc_is_int32()) {
-    unpack_lanes(bytes, config_.acc_width(), acc_lanes_, acc32.data() + off);
+    unpack_lanes(bytes, config_.acc_width(), int(n), acc32.data() + off);
   } else {
-    unpack_lanes(bytes, config_.acc_width(), acc_lanes_, acc64.data() + off);
+    unpack_lanes(bytes, config_.acc_width(), int(n), acc64.data() + off);
   }
 }
 
-void OnChipMemory::zero_acc(uint32_t index) {
-  const size_t off = size_t(index) * acc_lanes_;
+void OnChipMemory::zero_acc(uint32_t index, uint32_t count) {
+  const size_t off = size_t(index) * acc_lanes_, n = size_t(count) * acc_lanes_;
   if (acc_is_int32()) {
-    std::fill_n(acc32.data() + off, acc_lanes_, 0);
+    std::fill_n(acc32.data() + off, n, 0);
   } else {
-    std::fill_n(acc64.data() + off, acc_lanes_, 0);
+    std::fill_n(acc64.data() + off, n, 0);
   }
 }
 
-void OnChipMemory::read_out(uint32_t index, uint8_t* bytes) const {
-  const size_t off = size_t(index) * acc_lanes_;
+void OnChipMemory::read_out(uint32_t index, uint8_t* bytes, uint32_t count) const {
+  const size_t off = size_t(index) * acc_lanes_, n = size_t(count) * acc_lanes_;
   if (out_is_int8()) {
-    pack_lanes(out8.data() + off, config_.out_width(), acc_lanes_, bytes);
+    pack_lanes(out8.data() + off, config_.out_width(), int(n), bytes);
   } else {
-    pack_lanes(out16.data() + off, config_.out_width(), acc_lanes_, bytes);
+    pack_lanes(out16.data() + off, config_.out_width(), int(n), bytes);
   }
 }
 

@@ -53,14 +53,15 @@ class OnChipMemory {
   std::vector<int8_t> out8;
   std::vector<int16_t> out16;
 
-  // Packed DRAM bytes <-> internal form, one element at a time.
+  // Packed DRAM bytes <-> internal form, `count` consecutive elements starting at `index`
+  // (callers check the range).
   void write_uops(uint32_t index, const uint8_t* bytes, uint32_t count, const hw::IsaLayout& l);
-  void write_inp(uint32_t index, const uint8_t* bytes);
-  void zero_inp(uint32_t index);
-  void write_wgt(uint32_t index, const uint8_t* bytes);
-  void write_acc(uint32_t index, const uint8_t* bytes);
-  void zero_acc(uint32_t index);
-  void read_out(uint32_t index, uint8_t* bytes) const;
+  void write_inp(uint32_t index, const uint8_t* bytes, uint32_t count);
+  void zero_inp(uint32_t index, uint32_t count);
+  void write_wgt(uint32_t index, const uint8_t* bytes, uint32_t count);
+  void write_acc(uint32_t index, const uint8_t* bytes, uint32_t count);
+  void zero_acc(uint32_t index, uint32_t count);
+  void read_out(uint32_t index, uint8_t* bytes, uint32_t count) const;
 
  private:
   void rebuild_vnni(uint32_t index);
