@@ -30,7 +30,7 @@ struct TimingParams {
 };
 
 struct HwConfig {
-  std::string target = "sim";
+  std::string target = "pynq";  // the built-in default is VTA's Pynq-Z1 configuration
   std::string hw_ver = "0.0.2";
   int log_inp_width = 3;
   int log_wgt_width = 3;
