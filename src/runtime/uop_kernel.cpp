@@ -22,15 +22,17 @@ std::vector<uint32_t> UopKernel::encode(const hw::IsaLayout& layout) const {
 
 namespace {
 
-// Index arithmetic of the hardware: offsets are added in field width + 1 bits.
+// The index one execution uses, stored in a loop-free micro-op. Only sums that fit the field are
+// materialized: then no wrap happens anywhere, so the chunk reads exactly what the looped kernel
+// reads whatever the hardware's wrap rules for offsets are. A wrapping kernel cannot be split.
 uint32_t offset_index(uint32_t base, uint64_t off_o, uint64_t off_i, int width, const char* name,
                       size_t uop_index) {
-  const uint64_t mask = (uint64_t(1) << (width + 1)) - 1;
-  const uint64_t v = (uint64_t(base) + off_o + off_i) & mask;
+  const uint64_t v = uint64_t(base) + off_o + off_i;
   if (v >> width != 0) {
-    throw Error(fmt::format("micro-op {}: {} index {} with loop offsets does not fit the {}-bit "
-                            "micro-op field",
-                            uop_index, name, v, width));
+    throw Error(fmt::format("micro-op {}: {} index {} + loop offsets = {} does not fit the {}-bit "
+                            "micro-op field, so this kernel cannot be split into loop-free chunks "
+                            "(it is larger than the micro-op buffer)",
+                            uop_index, name, base, v, width));
   }
   return uint32_t(v);
 }

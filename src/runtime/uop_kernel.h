@@ -34,8 +34,8 @@ struct UopKernel {
   // The 32-bit words the micro-op SRAM holds (GEMM or ALU encoding).
   std::vector<uint32_t> encode(const hw::IsaLayout& layout) const;
   // Every (outer, inner, uop) execution with the loop offsets applied, in execution order, as a
-  // loop-free kernel. Indices wrap as the hardware wraps them (ISA.md section 4); throws
-  // tauvta::Error when an index does not fit its micro-op field.
+  // loop-free kernel. Throws tauvta::Error when an index plus its offsets does not fit its
+  // micro-op field (that kernel relies on the hardware's index wrapping and cannot be split).
   UopKernel materialize(const hw::IsaLayout& layout) const;
   std::string to_string() const;  // one line per loop and micro-op, for dumps
   friend bool operator==(const UopKernel&, const UopKernel&) = default;

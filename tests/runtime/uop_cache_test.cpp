@@ -60,6 +60,10 @@ TEST(UopKernelBuilder, RecordsLoopsAndRejectsMisuse) {
   EXPECT_EQ(flat.uops[1], (hw::Uop{4, 5, 6}));
   EXPECT_EQ(flat.uops[2], (hw::Uop{2, 4, 6}));                 // i = 1
   EXPECT_EQ(flat.uops[11], (hw::Uop{4 + 20 + 1, 5 + 40 + 2, 6 + 60 + 3}));  // o = 2, i = 1
+  // An index that only works by wrapping (11-bit acc field) cannot be materialized.
+  const UopKernel wraps =
+      UopKernelBuilder(UopKind::kGemm).loop_begin(10, 1, 0, 0).push(2040, 0, 0).loop_end().build();
+  EXPECT_THROW(wraps.materialize(layout), Error);
 }
 
 TEST(UopKernelCache, DedupByContent) {
