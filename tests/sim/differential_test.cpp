@@ -16,6 +16,8 @@
 #include "hw/disasm.h"
 #include "hw/hw_config.h"
 #include "hw/isa_layout.h"
+#include "runtime/device.h"
+#include "runtime/driver.h"
 #include "sim/dram.h"
 #include "sim/random_programs.h"
 #include "sim/reference_interpreter.h"
@@ -150,10 +152,10 @@ TEST_P(RandomConfigDiff, PortableKernelsMatchReference) {
   expect_same(random_program(c, seed, ProgramStyle::kSerialized), "portable kernels", o);
 }
 
-// TAUVTA_DIFF_SEEDS=N widens the sweep (default 120 seeds, each its own random config).
+// TAUVTA_DIFF_SEEDS=N widens the sweep (default 200 seeds, each its own random config).
 uint64_t seed_count() {
   const char* env = std::getenv("TAUVTA_DIFF_SEEDS");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 120;
+  return env != nullptr ? std::strtoull(env, nullptr, 10) : 200;
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomConfigDiff, ::testing::Range<uint64_t>(0, seed_count()));
@@ -239,6 +241,107 @@ INSTANTIATE_TEST_SUITE_P(
       return fmt::format("{}_seed{}", kNamedConfigs[std::get<0>(p.param)].name,
                          std::get<1>(p.param));
     });
+
+// ---- differential: programs built through the runtime ------------------------------------------
+
+// A runtime::Driver that runs every program on the simulator (a SimDriver) and on a reference
+// interpreter started from the same DRAM, and records every run whose DRAM differs afterwards.
+// The reference's SRAM persists across runs like the board's, so kernels the runtime's micro-op
+// cache keeps resident between synchronize() calls are resident in both.
+class DifferentialDriver final : public runtime::Driver {
+ public:
+  DifferentialDriver(const hw::HwConfig& config, uint64_t dram_bytes)
+      : inner_(config, dram_bytes), ref_(config, dram_bytes), bytes_(dram_bytes) {}
+
+  const hw::HwConfig& config() const override { return inner_.config(); }
+  uint64_t allocate(uint64_t bytes) override { return inner_.allocate(bytes); }
+  void free(uint64_t addr) override { inner_.free(addr); }
+  uint64_t alignment() const override { return inner_.alignment(); }
+  void write(uint64_t addr, std::span<const uint8_t> bytes) override { inner_.write(addr, bytes); }
+  void read(uint64_t addr, std::span<uint8_t> bytes) const override { inner_.read(addr, bytes); }
+
+  sim::RunReport run(std::span<const hw::RawInsn> program,
+                     const sim::RunOptions& options) override {
+    std::vector<uint8_t> before(bytes_);
+    inner_.read(0, before);
+    ref_.dram() = before;
+    std::string problem;
+    try {
+      ref_.run(program);
+    } catch (const Error& e) {
+      problem = std::string("reference threw: ") + e.what();
+    }
+    sim::RunReport report;
+    try {
+      report = inner_.run(program, options);
+    } catch (const Error& e) {
+      mismatches_.push_back(fmt::format("run {}: simulator threw: {}\n{}", runs_, e.what(),
+                                        disassembly(config(), program)));
+      ++runs_;
+      throw;
+    }
+    if (problem.empty()) {
+      std::vector<uint8_t> after(bytes_);
+      inner_.read(0, after);
+      problem = compare_dram(ref_.dram(), after);
+    }
+    if (!problem.empty()) {
+      mismatches_.push_back(
+          fmt::format("run {}: {}\n{}", runs_, problem, disassembly(config(), program)));
+    }
+    ++runs_;
+    return report;
+  }
+
+  const std::vector<std::string>& mismatches() const { return mismatches_; }
+  uint64_t runs() const { return runs_; }
+
+ private:
+  runtime::SimDriver inner_;
+  ReferenceInterpreter ref_;
+  uint64_t bytes_;
+  std::vector<std::string> mismatches_;
+  uint64_t runs_ = 0;
+};
+
+void expect_runtime_matches(const hw::HwConfig& c, uint64_t seed, const std::string& what) {
+  auto driver = std::make_unique<DifferentialDriver>(c, uint64_t(1) << 20);
+  DifferentialDriver* d = driver.get();
+  runtime::Device device(std::move(driver));
+  try {
+    run_random_runtime_program(device, seed);
+  } catch (const Error& e) {
+    ADD_FAILURE() << what << " (seed " << seed << ", config " << c.name()
+                  << "): the runtime program failed: " << e.what();
+  }
+  EXPECT_GE(d->runs(), 1u);
+  for (const std::string& m : d->mismatches()) {
+    ADD_FAILURE() << what << " (seed " << seed << ", config " << c.name() << ", token depth "
+                  << c.timing.token_queue_depth << ", cmd depth " << c.timing.cmd_queue_depth
+                  << "): " << m;
+  }
+}
+
+class RuntimeDiff : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RuntimeDiff, RandomConfigMatchesReference) {
+  const uint64_t seed = GetParam();
+  expect_runtime_matches(random_config(seed + 9000), seed, "runtime-built program");
+}
+
+TEST_P(RuntimeDiff, DefaultConfigMatchesReference) {
+  const uint64_t seed = GetParam();
+  if (seed % 4 != 0) GTEST_SKIP() << "the default config runs every 4th seed";
+  expect_runtime_matches(hw::HwConfig{}, seed, "runtime-built program, default config");
+}
+
+// TAUVTA_RUNTIME_DIFF_SEEDS=N widens the sweep (default 40).
+uint64_t runtime_seed_count() {
+  const char* env = std::getenv("TAUVTA_RUNTIME_DIFF_SEEDS");
+  return env != nullptr ? std::strtoull(env, nullptr, 10) : 40;
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RuntimeDiff, ::testing::Range<uint64_t>(0, runtime_seed_count()));
 
 // Generated programs are race-free by construction: the simulator's hazard checker must agree.
 TEST(GeneratedPrograms, HaveNoHazards) {

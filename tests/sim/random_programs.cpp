@@ -7,6 +7,9 @@
 
 #include "common/error.h"
 #include "hw/isa_layout.h"
+#include "runtime/command_builder.h"
+#include "runtime/device.h"
+#include "runtime/uop_kernel.h"
 
 namespace tauvta::testing {
 namespace {
@@ -34,6 +37,37 @@ struct Range {
   uint64_t size() const { return hi - lo; }
   bool contains(uint64_t v) const { return v >= lo && v < hi; }
 };
+
+// Offsets (before the uop's own index) of every loop iteration, unwrapped.
+std::vector<uint64_t> offsets(uint64_t iter_out, uint64_t iter_in, uint64_t f_out, uint64_t f_in) {
+  std::vector<uint64_t> v;
+  for (uint64_t o = 0; o < iter_out; ++o) {
+    for (uint64_t i = 0; i < iter_in; ++i) v.push_back(o * f_out + i * f_in);
+  }
+  return v;
+}
+
+// A uop field value u (field `width` bits) such that (u + off) mod `mod` lies in `r` for every
+// offset; false if none was found.
+bool pick_index(Rng& rng, int width, uint64_t mod, Range r, const std::vector<uint64_t>& offs,
+                uint64_t& out) {
+  const uint64_t field_max = (uint64_t(1) << width) - 1;
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    uint64_t u = (attempt < 30 && r.size() > 0) ? r.lo + rng.below(r.size())
+                                                : rng.below(field_max + 1);
+    if (attempt >= 30 && !offs.empty() && r.size() > 0) {  // aim the first offset into range
+      u = (r.lo + rng.below(r.size()) + mod - (offs[0] % mod)) % mod;
+    }
+    if (u > field_max) continue;
+    bool ok = true;
+    for (uint64_t off : offs) ok = ok && r.contains((u + off) % mod);
+    if (ok) {
+      out = u;
+      return true;
+    }
+  }
+  return false;
+}
 
 struct Op {
   Insn insn;
@@ -258,37 +292,6 @@ class Generator {
     }
   }
 
-  // Offsets (before the uop's own index) of every loop iteration, wrapped at 2^(width+1).
-  static std::vector<uint64_t> offsets(uint64_t iter_out, uint64_t iter_in, uint64_t f_out,
-                                       uint64_t f_in) {
-    std::vector<uint64_t> v;
-    for (uint64_t o = 0; o < iter_out; ++o) {
-      for (uint64_t i = 0; i < iter_in; ++i) v.push_back(o * f_out + i * f_in);
-    }
-    return v;
-  }
-
-  // A uop field value u (field `width` bits) such that (u + off) mod `mod` lies in `r` for every
-  // offset; false if none was found.
-  bool pick_index(int width, uint64_t mod, Range r, const std::vector<uint64_t>& offs,
-                  uint64_t& out) {
-    for (int attempt = 0; attempt < 40; ++attempt) {
-      uint64_t u = (attempt < 30 && r.size() > 0) ? r.lo + rng_.below(r.size())
-                                                  : rng_.below(uint64_t(1) << width);
-      if (attempt >= 30 && !offs.empty()) {  // aim so the first offset lands in range
-        u = (r.lo + rng_.below(r.size()) + mod - (offs[0] % mod)) % mod;
-      }
-      if (u > mask(width)) continue;
-      bool ok = true;
-      for (uint64_t off : offs) ok = ok && r.contains((u + off) % mod);
-      if (ok) {
-        out = u;
-        return true;
-      }
-    }
-    return false;
-  }
-
   static uint64_t wrap_mod(int width) { return uint64_t(1) << (width + 1); }
 
   void gen_gemm(Range acc, Range inp, Range wgt) {
@@ -315,8 +318,8 @@ class Generator {
       for (uint64_t k = 0; k < nu && ok; ++k) {
         hw::Uop u;
         uint64_t a = 0, x = 0, w = 0;
-        ok = pick_index(A_, wrap_mod(A_), acc, da, a) && pick_index(I_, wrap_mod(I_), inp, di, x) &&
-             pick_index(W_, wrap_mod(W_), wgt, dw, w);
+        ok = pick_index(rng_, A_, wrap_mod(A_), acc, da, a) && pick_index(rng_, I_, wrap_mod(I_), inp, di, x) &&
+             pick_index(rng_, W_, wrap_mod(W_), wgt, dw, w);
         u.dst = uint32_t(a);
         u.src = uint32_t(x);
         u.wgt = uint32_t(w);
@@ -368,7 +371,7 @@ class Generator {
       bool ok = true;
       for (uint64_t k = 0; k < nu && ok; ++k) {
         uint64_t d = 0, s = 0;
-        ok = pick_index(A_, wrap_mod(A_), dst, dd, d) && pick_index(I_, wrap_mod(A_), src, ds, s);
+        ok = pick_index(rng_, A_, wrap_mod(A_), dst, dd, d) && pick_index(rng_, I_, wrap_mod(A_), src, ds, s);
         if (ok) words.push_back(layout_.encode_alu_uop({uint32_t(d), uint32_t(s), 0}));
       }
       if (!ok) continue;
@@ -717,6 +720,188 @@ std::vector<hw::RawInsn> encode_serialized(const hw::HwConfig& config,
   std::vector<hw::RawInsn> out;
   for (const Op& op : ops) out.push_back(layout.encode(op.insn));
   return out;
+}
+
+// ---- random work through the runtime ------------------------------------------------------------
+
+namespace {
+
+uint32_t random_factor(Rng& rng, int width, uint64_t span) {
+  const uint64_t r = rng.below(100);
+  uint64_t v;
+  if (r < 35) {
+    v = 0;
+  } else if (r < 65) {
+    v = rng.range(1, 3);
+  } else if (r < 85) {
+    v = rng.below(std::max<uint64_t>(span, 1));
+  } else {
+    v = rng.below(uint64_t(1) << width);
+  }
+  return uint32_t(v & ((uint64_t(1) << width) - 1));
+}
+
+runtime::UopKernel random_kernel(Rng& rng, const hw::HwConfig& c, runtime::UopKind kind) {
+  const bool gemm = kind == runtime::UopKind::kGemm;
+  const int A = c.log_acc_depth(), I = c.log_inp_depth(), W = c.log_wgt_depth();
+  const Range acc{0, c.acc_depth()}, inp{0, c.inp_depth()}, wgt{0, c.wgt_depth()};
+  const uint64_t amod = uint64_t(1) << (A + 1), imod = uint64_t(1) << (I + 1),
+                 wmod = uint64_t(1) << (W + 1);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const bool simple = attempt > 150;
+    const int nloops = simple ? 0 : int(rng.below(3));
+    runtime::UopLoop loops[2];
+    for (int l = 0; l < nloops; ++l) {
+      loops[l].extent = uint32_t(rng.range(1, 3));
+      loops[l].dst_factor = random_factor(rng, A, acc.size());
+      loops[l].src_factor = random_factor(rng, gemm ? I : A, gemm ? inp.size() : acc.size());
+      loops[l].wgt_factor = gemm ? random_factor(rng, W, wgt.size()) : 0;
+    }
+    const auto& lo = loops[0];
+    const auto& li = loops[1];
+    const auto dd = offsets(lo.extent, li.extent, lo.dst_factor, li.dst_factor);
+    auto ds = offsets(lo.extent, li.extent, lo.src_factor, li.src_factor);
+    const auto dw = offsets(lo.extent, li.extent, lo.wgt_factor, li.wgt_factor);
+    if (!gemm) {
+      for (uint64_t& v : ds) v %= imod;  // ALU: src offset wraps at 2^(I+1), index at 2^(A+1)
+    }
+    runtime::UopKernelBuilder kb(kind);
+    for (int l = 0; l < nloops; ++l) {
+      kb.loop_begin(loops[l].extent, loops[l].dst_factor, loops[l].src_factor,
+                    loops[l].wgt_factor);
+    }
+    const uint64_t nu = rng.range(1, 4);
+    bool ok = true;
+    for (uint64_t k = 0; k < nu && ok; ++k) {
+      uint64_t d = 0, x = 0, w = 0;
+      ok = pick_index(rng, A, amod, acc, dd, d) &&
+           (gemm ? pick_index(rng, I, imod, inp, ds, x) && pick_index(rng, W, wmod, wgt, dw, w)
+                 : pick_index(rng, I, amod, acc, ds, x));
+      if (ok) kb.push(uint32_t(d), uint32_t(x), uint32_t(w));
+    }
+    if (!ok) continue;
+    for (int l = 0; l < nloops; ++l) kb.loop_end();
+    return kb.build();
+  }
+  return runtime::UopKernelBuilder(kind).push(0, 0, 0).build();
+}
+
+void fill_random(Rng& rng, runtime::DramBuffer& b) {
+  std::vector<uint8_t> bytes(b.size());
+  for (uint8_t& v : bytes) v = uint8_t(rng.next());
+  b.copy_in(bytes);
+}
+
+}  // namespace
+
+uint64_t run_random_runtime_program(runtime::Device& device, uint64_t seed) {
+  using runtime::Pad2D;
+  Rng rng(seed ^ 0x5EEDull);
+  const hw::HwConfig& c = device.config();
+  runtime::CommandBuilderOptions options;
+  options.max_insns = rng.chance(30) ? rng.range(6, 30) : 0;
+  options.run_options.check_hazards = true;
+  options.run_options.fail_on_hazard = true;
+  runtime::CommandBuilder cb(device, options);
+
+  runtime::DramBuffer inp = device.alloc_elems(MemId::kInp, 64);
+  runtime::DramBuffer wgt = device.alloc_elems(MemId::kWgt, 32);
+  runtime::DramBuffer acc = device.alloc_elems(MemId::kAcc, 64);
+  runtime::DramBuffer out = device.alloc_elems(MemId::kOut, 64);
+  runtime::DramBuffer dump = device.alloc_elems(MemId::kOut, c.out_depth());
+  fill_random(rng, inp);
+  fill_random(rng, wgt);
+  fill_random(rng, acc);
+  out.fill_zero();
+  dump.fill_zero();
+
+  bool have_module = false;
+  Module cur = Module::kCompute;
+  auto go = [&](Module m) {
+    if (have_module && cur != m) {
+      if ((cur == Module::kLoad && m == Module::kStore) ||
+          (cur == Module::kStore && m == Module::kLoad)) {
+        cb.dep_push(cur, Module::kCompute);
+        cb.dep_pop(cur, Module::kCompute);
+        cb.emit(load_insn(uint8_t(MemId::kUop), 0, 0, 0, 0, 0));  // compute no-op
+        cur = Module::kCompute;
+      }
+      cb.dep_push(cur, m);
+      cb.dep_pop(cur, m);
+    }
+    have_module = true;
+    cur = m;
+  };
+  // A random 2D access: rows, cols fit `sram_depth` from some base, rows fit `dram_elems`.
+  struct Access {
+    uint32_t sram = 0, x = 0, y = 0, stride = 0;
+    uint64_t offset = 0;
+    Pad2D pad;
+  };
+  auto access = [&](uint64_t sram_depth, uint64_t dram_elems, bool padded) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      Access a;
+      a.y = uint32_t(rng.chance(5) ? 0 : rng.range(1, 3));
+      a.x = uint32_t(rng.chance(5) ? 0 : rng.range(1, 4));
+      if (padded && rng.chance(50)) {
+        a.pad = {uint8_t(rng.below(3)), uint8_t(rng.below(3)), uint8_t(rng.below(3)),
+                 uint8_t(rng.below(3))};
+      }
+      if (attempt > 80) a = Access{0, 1, 1, 1, 0, {}};
+      const uint64_t rows = uint64_t(a.pad.y0) + a.y + a.pad.y1;
+      const uint64_t cols = uint64_t(a.pad.x0) + a.x + a.pad.x1;
+      if (rows * cols > sram_depth) continue;
+      a.sram = uint32_t(rng.below(sram_depth - rows * cols + 1));
+      a.stride = uint32_t(rng.chance(20) ? rng.below(a.x + 1) : a.x + rng.below(4));
+      const uint64_t span = (a.x == 0 || a.y == 0) ? 0 : uint64_t(a.y - 1) * a.stride + a.x;
+      if (span > dram_elems) continue;
+      a.offset = rng.below(dram_elems - span + 1);
+      if (a.offset >= dram_elems) a.offset = 0;
+      return a;
+    }
+    return Access{0, 0, 0, 0, 0, {}};
+  };
+
+  const uint64_t n = rng.range(8, 40);
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint64_t r = rng.below(100);
+    if (r < 14) {
+      go(Module::kLoad);
+      const Access a = access(c.inp_depth(), 64, true);
+      cb.load_2d(MemId::kInp, a.sram, inp, a.offset, a.x, a.y, a.stride, a.pad);
+    } else if (r < 26) {
+      go(Module::kLoad);
+      const Access a = access(c.wgt_depth(), 32, false);
+      cb.load_2d(MemId::kWgt, a.sram, wgt, a.offset, a.x, a.y, a.stride);
+    } else if (r < 36) {
+      go(Module::kCompute);
+      const Access a = access(c.acc_depth(), 64, true);
+      cb.load_2d(MemId::kAcc, a.sram, acc, a.offset, a.x, a.y, a.stride, a.pad);
+    } else if (r < 58) {
+      go(Module::kCompute);
+      cb.gemm(random_kernel(rng, c, runtime::UopKind::kGemm), rng.chance(20));
+    } else if (r < 80) {
+      go(Module::kCompute);
+      const int ops = c.timing.alu_mul ? 5 : 4;
+      const auto op = hw::AluOp(rng.below(uint64_t(ops)));
+      const bool use_imm = rng.chance(50);
+      const int32_t imm = rng.chance(40) ? int32_t(rng.below(33)) - 16
+                                         : int32_t(int16_t(uint16_t(rng.next())));
+      cb.alu(random_kernel(rng, c, runtime::UopKind::kAlu), op, use_imm, imm);
+    } else if (r < 95) {
+      go(Module::kStore);
+      const Access a = access(c.out_depth(), 64, false);
+      cb.store_2d(a.sram, out, a.offset, a.x, a.y, a.stride);
+    } else {
+      cb.synchronize();
+      have_module = false;
+    }
+  }
+  go(Module::kStore);
+  const uint32_t x = uint32_t(std::min<uint64_t>(c.out_depth(), 1024));
+  cb.store_2d(0, dump, 0, x, uint32_t(c.out_depth() / x), x);
+  cb.synchronize();
+  return cb.runs();
 }
 
 RandomProgram random_program(const hw::HwConfig& config, uint64_t seed, ProgramStyle style) {

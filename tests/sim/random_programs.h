@@ -27,6 +27,10 @@
 #include "hw/hw_config.h"
 #include "hw/insn.h"
 
+namespace tauvta::runtime {
+class Device;
+}
+
 namespace tauvta::testing {
 
 enum class ProgramStyle { kSerialized, kPipelined };
@@ -51,6 +55,14 @@ hw::HwConfig make_config(int log_inp_width, int log_wgt_width, int log_acc_width
                          int log_inp_depth, int log_wgt_depth, int log_acc_depth);
 
 RandomProgram random_program(const hw::HwConfig& config, uint64_t seed, ProgramStyle style);
+
+// Random work built through the runtime (runtime::CommandBuilder on `device`): random 2D loads
+// (INP/ACC with pads, WGT), stores, GEMM/ALU over random runtime::UopKernels (0-2 loops, 1-4
+// micro-ops, in-range indices; the kernel cache loads and reuses them), a token on every module
+// switch via dep_push/dep_pop (load<->store through a compute no-op), synchronize() at random
+// points and sometimes automatic flushes; hazard checking on (a race fails the run). Ends by
+// storing the whole output buffer. Returns the number of runs (synchronize calls that ran).
+uint64_t run_random_runtime_program(runtime::Device& device, uint64_t seed);
 
 // ---- helpers for hand-written programs --------------------------------------------------------
 
