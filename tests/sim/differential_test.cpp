@@ -184,6 +184,28 @@ TEST(Persistence, SramSurvivesBetweenRuns) {
   }
 }
 
+// run_at fetches the program from DRAM, as the fetch module does.
+TEST(Persistence, RunAtFetchesTheProgramFromDram) {
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    const hw::HwConfig c = random_config(seed + 500);
+    RandomProgram p = random_program(c, seed, ProgramStyle::kSerialized);
+    const uint64_t at = (p.dram.size() + 15) / 16 * 16;
+    std::vector<uint8_t> image = p.dram;
+    image.resize(at + p.insns.size() * 16, 0);
+    std::memcpy(image.data() + at, p.insns.data(), p.insns.size() * 16);
+    const Outcome ref = run_reference(c, p.insns, image);
+    ASSERT_FALSE(ref.error) << *ref.error;
+    sim::Dram dram(image.size());
+    dram.write(0, image);
+    sim::Simulator s(c, dram);
+    s.run_at(at, uint32_t(p.insns.size()));
+    std::vector<uint8_t> got(image.size());
+    dram.read(0, got);
+    const std::string diff = compare_dram(ref.dram, got);
+    EXPECT_TRUE(diff.empty()) << "seed " << seed << " config " << c.name() << ": " << diff;
+  }
+}
+
 // A timing-only run reads and writes no data.
 TEST(Persistence, TimingOnlyLeavesDramAlone) {
   for (uint64_t seed = 0; seed < 10; ++seed) {
