@@ -28,9 +28,7 @@ void gemm_portable(const OnChipMemory& m, const InT* inp, const WT* wgt, AccT* a
     for (uint32_t i = 0; i < l.iter_in; ++i) {
       for (uint32_t u = 0; u < l.n_uops; ++u) {
         const hw::Uop& uop = l.uops[u];
-        const uint32_t a = (uop.dst + o * l.dst_out + i * l.dst_in) & l.dst_mask;
-        const uint32_t x = (uop.src + o * l.src_out + i * l.src_in) & l.src_mask;
-        const uint32_t w = (uop.wgt + o * l.wgt_out + i * l.wgt_in) & l.wgt_mask;
+        const uint32_t a = l.dst(uop, o, i), x = l.src(uop, o, i), w = l.wgt(uop, o, i);
         if (obs != nullptr) {
           obs->on_access(hw::MemId::kInp, x, 1, false);
           obs->on_access(hw::MemId::kWgt, w, 1, false);
@@ -220,8 +218,7 @@ void alu_loop(OnChipMemory& m, AccT* acc, OutT* out, const LoopNest& l, hw::AluO
     for (uint32_t i = 0; i < l.iter_in; ++i) {
       for (uint32_t u = 0; u < l.n_uops; ++u) {
         const hw::Uop& uop = l.uops[u];
-        const uint32_t d = (uop.dst + o * l.dst_out + i * l.dst_in) & l.dst_mask;
-        const uint32_t s = (uop.src + o * l.src_out + i * l.src_in) & l.src_mask;
+        const uint32_t d = l.dst(uop, o, i), s = l.src(uop, o, i);
         if (obs != nullptr) {
           obs->on_access(hw::MemId::kAcc, s, 1, false);
           obs->on_access(hw::MemId::kAcc, d, 1, false);

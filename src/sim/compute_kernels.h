@@ -17,13 +17,27 @@ class AccessObserver {
   virtual void on_access(hw::MemId mem, uint32_t first, uint32_t count, bool write) = 0;
 };
 
-// One GEMM/ALU instruction's loop nest with index masks (each index wraps at 2^(width+1)).
+// One GEMM/ALU instruction's loop nest. As in vta.cc, the loop offset of each index lives in a
+// register one bit wider than its buffer's address (offset masks) and the micro-op field plus
+// the offset wraps at the index type's width (index masks). They differ only for the ALU source:
+// its offset has the input buffer's width, its index the accumulator's.
 struct LoopNest {
   const hw::Uop* uops = nullptr;
   uint32_t n_uops = 0;
   uint32_t iter_out = 0, iter_in = 0;
   uint32_t dst_out = 0, dst_in = 0, src_out = 0, src_in = 0, wgt_out = 0, wgt_in = 0;
-  uint32_t dst_mask = ~0u, src_mask = ~0u, wgt_mask = ~0u;
+  uint32_t dst_mask = ~0u, src_mask = ~0u, wgt_mask = ~0u;  // index masks
+  uint32_t src_offset_mask = ~0u;                           // dst/wgt offsets use the index mask
+
+  uint32_t dst(const hw::Uop& u, uint32_t o, uint32_t i) const {
+    return (u.dst + ((o * dst_out + i * dst_in) & dst_mask)) & dst_mask;
+  }
+  uint32_t src(const hw::Uop& u, uint32_t o, uint32_t i) const {
+    return (u.src + ((o * src_out + i * src_in) & src_offset_mask)) & src_mask;
+  }
+  uint32_t wgt(const hw::Uop& u, uint32_t o, uint32_t i) const {
+    return (u.wgt + ((o * wgt_out + i * wgt_in) & wgt_mask)) & wgt_mask;
+  }
 };
 
 // True when this CPU runs the AVX-512 VNNI kernels.

@@ -147,7 +147,8 @@ bool FunctionalCore::prepare_loop(const Insn& insn, size_t index, bool is_gemm, 
   const int A = config_.log_acc_depth(), I = config_.log_inp_depth(), W = config_.log_wgt_depth();
   // The hardware's index registers are one bit wider than the buffer's address.
   l.dst_mask = (1u << (A + 1)) - 1;
-  l.src_mask = (1u << (I + 1)) - 1;
+  l.src_offset_mask = (1u << (I + 1)) - 1;
+  l.src_mask = is_gemm ? l.src_offset_mask : l.dst_mask;  // the ALU source is an acc index
   l.wgt_mask = is_gemm ? (1u << (W + 1)) - 1 : ~0u;
   if (l.n_uops == 0 || l.iter_out == 0 || l.iter_in == 0) return true;
 
@@ -155,38 +156,39 @@ bool FunctionalCore::prepare_loop(const Insn& insn, size_t index, bool is_gemm, 
     const char* uop_field;
     const char* factor;
     uint32_t hw::Uop::*member;
-    uint32_t f_out, f_in, mask, depth;
+    uint32_t (LoopNest::*index)(const hw::Uop&, uint32_t, uint32_t) const;
+    uint32_t f_out, f_in, offset_mask, depth;
     const char* buffer;
   };
   std::vector<Axis> axes;
   if (is_gemm) {
-    axes = {{"acc_idx", "dst", &hw::Uop::dst, l.dst_out, l.dst_in, l.dst_mask, config_.acc_depth(),
-             "accumulator"},
-            {"inp_idx", "src", &hw::Uop::src, l.src_out, l.src_in, l.src_mask, config_.inp_depth(),
-             "input"},
-            {"wgt_idx", "wgt", &hw::Uop::wgt, l.wgt_out, l.wgt_in, l.wgt_mask, config_.wgt_depth(),
-             "weight"}};
+    axes = {{"acc_idx", "dst", &hw::Uop::dst, &LoopNest::dst, l.dst_out, l.dst_in, l.dst_mask,
+             config_.acc_depth(), "accumulator"},
+            {"inp_idx", "src", &hw::Uop::src, &LoopNest::src, l.src_out, l.src_in,
+             l.src_offset_mask, config_.inp_depth(), "input"},
+            {"wgt_idx", "wgt", &hw::Uop::wgt, &LoopNest::wgt, l.wgt_out, l.wgt_in, l.wgt_mask,
+             config_.wgt_depth(), "weight"}};
   } else {
-    axes = {{"dst_idx", "dst", &hw::Uop::dst, l.dst_out, l.dst_in, l.dst_mask, config_.acc_depth(),
-             "accumulator"},
-            {"src_idx", "src", &hw::Uop::src, l.src_out, l.src_in, l.src_mask, config_.acc_depth(),
-             "accumulator"}};
+    axes = {{"dst_idx", "dst", &hw::Uop::dst, &LoopNest::dst, l.dst_out, l.dst_in, l.dst_mask,
+             config_.acc_depth(), "accumulator"},
+            {"src_idx", "src", &hw::Uop::src, &LoopNest::src, l.src_out, l.src_in,
+             l.src_offset_mask, config_.acc_depth(), "accumulator"}};
   }
   bool fast = true;
   for (const Axis& ax : axes) {
     uint64_t max_uop = 0;
     for (uint32_t u = 0; u < l.n_uops; ++u) max_uop = std::max<uint64_t>(max_uop, l.uops[u].*ax.member);
-    const uint64_t max_idx =
-        max_uop + uint64_t(l.iter_out - 1) * ax.f_out + uint64_t(l.iter_in - 1) * ax.f_in;
-    if (max_idx < ax.depth) continue;
+    const uint64_t max_offset = uint64_t(l.iter_out - 1) * ax.f_out + uint64_t(l.iter_in - 1) * ax.f_in;
+    // No register wraps and every index is in the buffer: the kernels' fast paths apply.
+    if (max_offset <= ax.offset_mask && max_uop + max_offset < ax.depth) continue;
     fast = false;
     // Some index wraps or overflows: check each one as the hardware computes it.
     for (uint32_t o = 0; o < l.iter_out; ++o) {
       for (uint32_t i = 0; i < l.iter_in; ++i) {
         for (uint32_t u = 0; u < l.n_uops; ++u) {
-          const uint32_t v = l.uops[u].*ax.member;
-          const uint32_t idx = (v + o * ax.f_out + i * ax.f_in) & ax.mask;
+          const uint32_t idx = (l.*ax.index)(l.uops[u], o, i);
           if (idx >= ax.depth) {
+            const uint32_t v = l.uops[u].*ax.member;
             throw Error(fmt::format(
                 "{}: {} index {} is past the {} buffer (depth {}): micro-op {} has {} = {}, at "
                 "iter_out {} x {}_factor_out {} + iter_in {} x {}_factor_in {}",

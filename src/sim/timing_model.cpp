@@ -174,8 +174,8 @@ void TimingModel::schedule(std::span<const Insn> program,
     return true;
   };
 
-  while (done < n) {
-    // Fetch runs ahead as far as the command queues allow.
+  // Fetch runs ahead as far as the command queues allow.
+  auto run_fetch = [&] {
     while (fetched < n) {
       const size_t m = plan_[fetched].module;
       const uint32_t p = plan_[fetched].queue_pos;
@@ -188,9 +188,28 @@ void TimingModel::schedule(std::span<const Insn> program,
       fetch_time_[fetched++] = t;
       last_fetch = t;
     }
+  };
+
+  while (done < n) {
+    run_fetch();
     bool progress = false;
     for (int m = 0; m < hw::kNumModules; ++m) {
       if (mods[m].pushing && try_push(mods[m], m)) progress = true;
+    }
+    // A free module takes its next command off the queue before waiting for that command's
+    // tokens (as vta.cc does), which frees the slot for fetch.
+    bool dequeued = false;
+    for (int m = 0; m < hw::kNumModules; ++m) {
+      ModuleState& ms = mods[m];
+      if (ms.pushing || ms.next >= ms.queue->size()) continue;
+      const uint32_t i = (*ms.queue)[ms.next];
+      if (fetch_time_[i] == kUnknown || deq_time_[m][ms.next] != kUnknown) continue;
+      deq_time_[m][ms.next] = std::max(ms.free_at, fetch_time_[i]);
+      dequeued = true;
+    }
+    if (dequeued) {
+      run_fetch();
+      progress = true;
     }
     // Start the ready instruction with the earliest start time (keeps the bus in time order).
     int best = -1;
@@ -198,9 +217,9 @@ void TimingModel::schedule(std::span<const Insn> program,
     for (int m = 0; m < hw::kNumModules; ++m) {
       const ModuleState& ms = mods[m];
       if (ms.pushing || ms.next >= ms.queue->size()) continue;
+      const uint64_t deq = deq_time_[m][ms.next];
+      if (deq == kUnknown) continue;
       const uint32_t i = (*ms.queue)[ms.next];
-      if (fetch_time_[i] == kUnknown) continue;
-      const uint64_t deq = std::max(ms.free_at, fetch_time_[i]);
       uint64_t start = deq;
       bool ready = true;
       for (int q : plan_[i].use.pops) {
@@ -260,7 +279,6 @@ void TimingModel::schedule(std::span<const Insn> program,
     ModuleState& ms = mods[best];
     const uint32_t i = (*ms.queue)[ms.next];
     ModuleStats& st = report.modules[best];
-    deq_time_[best][ms.next] = best_deq;
     ++ms.next;
     for (int q : plan_[i].use.pops) {
       if (q >= 0) pop_times_[q].push_back(best_start);
