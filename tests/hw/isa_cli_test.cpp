@@ -11,26 +11,15 @@
 #include <sstream>
 #include <string>
 
+#include "cli/cli_runner.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int code;
-  std::string out;  // stdout and stderr together
-};
+using tauvta::testing::CliResult;
 
-CliResult tauvta(const std::string& args) {
-  const std::string cmd = std::string(TAUVTA_CLI_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return {-1, "popen failed"};
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+CliResult tauvta(const std::string& args) { return tauvta::testing::run_tauvta(args); }
 
 class IsaCli : public ::testing::Test {
  protected:

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_runner.h"
+
 namespace {
 
 struct Result {
@@ -20,16 +22,8 @@ struct Result {
 };
 
 Result run_cli(const std::string& args) {
-  const std::string cmd = std::string(TAUVTA_CLI_PATH) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  const tauvta::testing::CliResult r = tauvta::testing::run_tauvta(args);
+  return {r.code, r.out};
 }
 
 TEST(CmdGemm, VerifiesAndWritesReport) {
