@@ -6,39 +6,6 @@
 
 namespace tauvta::runtime {
 
-int64_t sign_extend(uint64_t v, int width) {
-  if (width >= 64) return int64_t(v);
-  const uint64_t m = uint64_t(1) << (width - 1);
-  v &= (uint64_t(1) << width) - 1;
-  return int64_t((v ^ m) - m);
-}
-
-void pack_lane(std::span<uint8_t> bytes, int width, size_t lane, int64_t value) {
-  if (width % 8 == 0) {
-    const size_t nb = size_t(width) / 8;
-    uint8_t* p = bytes.data() + lane * nb;
-    for (size_t b = 0; b < nb; ++b) p[b] = uint8_t(uint64_t(value) >> (8 * b));
-    return;
-  }
-  // 1, 2 or 4 bits: the lane lies inside one byte.
-  const size_t bit = lane * size_t(width);
-  const uint8_t mask = uint8_t(((1u << width) - 1) << (bit % 8));
-  uint8_t& byte = bytes[bit / 8];
-  byte = uint8_t((byte & ~mask) | ((uint64_t(value) << (bit % 8)) & mask));
-}
-
-int64_t unpack_lane(std::span<const uint8_t> bytes, int width, size_t lane) {
-  if (width % 8 == 0) {
-    const size_t nb = size_t(width) / 8;
-    const uint8_t* p = bytes.data() + lane * nb;
-    uint64_t v = 0;
-    for (size_t b = 0; b < nb; ++b) v |= uint64_t(p[b]) << (8 * b);
-    return sign_extend(v, width);
-  }
-  const size_t bit = lane * size_t(width);
-  return sign_extend(uint64_t(bytes[bit / 8] >> (bit % 8)), width);
-}
-
 GemmBlocks gemm_blocks(const hw::HwConfig& c, uint32_t m, uint32_t k, uint32_t n) {
   auto up = [](uint32_t x, int b) { return uint32_t((uint64_t(x) + b - 1) / b); };
   return GemmBlocks{up(m, c.batch()), up(k, c.block_in()), up(n, c.block_out())};

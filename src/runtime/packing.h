@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "hw/hw_config.h"
+#include "hw/lanes.h"
 
 namespace tauvta::runtime {
 
-// Sign-extends the low `width` bits of `v` (1 <= width <= 64).
-int64_t sign_extend(uint64_t v, int width);
-// Writes / reads lane `lane` of `width` bits (1, 2, 4, 8, 16, 32 or 64) in a packed byte array.
-void pack_lane(std::span<uint8_t> bytes, int width, size_t lane, int64_t value);
-int64_t unpack_lane(std::span<const uint8_t> bytes, int width, size_t lane);
+// Lane packing itself (pack_lane, unpack_lane, sign_extend) is the ISA's: hw/lanes.h.
+using hw::pack_lane;
+using hw::sign_extend;
+using hw::unpack_lane;
 
 // Block counts of a GEMM C[M,N] = A[M,K] * B[K,N] under a config (rounded up).
 struct GemmBlocks {

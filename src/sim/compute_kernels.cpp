@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "common/error.h"
-#include "sim/lanes.h"
+#include "hw/lanes.h"
 
 namespace tauvta::sim {
 namespace {
@@ -45,9 +45,9 @@ void gemm_portable(const OnChipMemory& m, const InT* inp, const WT* wgt, AccT* a
             const WT* wr = wt + size_t(oc) * BI;
             DotT dot = 0;
             for (int ic = 0; ic < BI; ++ic) dot += DotT(xv[ic]) * DotT(wr[ic]);
-            const int64_t nv = wrap_signed(int64_t(av[oc]) + int64_t(dot), acc_bits);
+            const int64_t nv = hw::sign_extend(uint64_t(int64_t(av[oc]) + int64_t(dot)), acc_bits);
             av[oc] = reset ? AccT(0) : AccT(nv);
-            ov[oc] = OutT(wrap_signed(nv, out_bits));
+            ov[oc] = OutT(hw::sign_extend(uint64_t(nv), out_bits));
           }
         }
       }
@@ -60,6 +60,26 @@ void gemm_portable(const OnChipMemory& m, const InT* inp, const WT* wgt, AccT* a
 // multiple of 4, accumulators of at most 32 bits. dpbusd multiplies u8 by s8, so inputs are kept
 // biased as x + 128 (inp_vnni) and 128 * row-sum(w) (precomputed at weight load) is subtracted.
 #define TAUVTA_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+
+// Adds the dot products of one biased input row `xp` with 16 output channels of a VNNI weight
+// block `wp` into `nv` and `nv2`: two dependency chains halve the dpbusd latency a step waits for.
+TAUVTA_VNNI inline void dot_vnni(__m512i& nv, __m512i& nv2, const uint8_t* xp, const int8_t* wp,
+                                 int groups, int BO) {
+  int g = 0;
+  for (; g + 1 < groups; g += 2) {
+    int32_t x0, x1;
+    std::memcpy(&x0, xp + 4 * g, 4);
+    std::memcpy(&x1, xp + 4 * g + 4, 4);
+    nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0), _mm512_loadu_si512(wp + size_t(g) * BO * 4));
+    nv2 = _mm512_dpbusd_epi32(nv2, _mm512_set1_epi32(x1),
+                              _mm512_loadu_si512(wp + size_t(g + 1) * BO * 4));
+  }
+  if (g < groups) {
+    int32_t x0;
+    std::memcpy(&x0, xp + 4 * g, 4);
+    nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0), _mm512_loadu_si512(wp + size_t(g) * BO * 4));
+  }
+}
 
 template <int kGroups, int kBatch, int kOcBlocks>
 TAUVTA_VNNI void gemm_vnni(OnChipMemory& m, const LoopNest& l, bool reset) {
@@ -93,24 +113,8 @@ TAUVTA_VNNI void gemm_vnni(OnChipMemory& m, const LoopNest& l, bool reset) {
             // One dependency chain from the old accumulator; dpbusd adds wrap like the hardware.
             __m512i nv = _mm512_sub_epi32(_mm512_loadu_si512(ap),
                                           _mm512_loadu_si512(corr + w * BO + size_t(cb) * 16));
-            // Two chains halve the dpbusd latency each micro-op waits for.
             __m512i nv2 = zero;
-            int g = 0;
-            for (; g + 1 < groups; g += 2) {
-              int32_t x0, x1;
-              std::memcpy(&x0, xp + 4 * g, 4);
-              std::memcpy(&x1, xp + 4 * g + 4, 4);
-              nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0),
-                                       _mm512_loadu_si512(wp + size_t(g) * BO * 4));
-              nv2 = _mm512_dpbusd_epi32(nv2, _mm512_set1_epi32(x1),
-                                        _mm512_loadu_si512(wp + size_t(g + 1) * BO * 4));
-            }
-            if (g < groups) {
-              int32_t x0;
-              std::memcpy(&x0, xp + 4 * g, 4);
-              nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0),
-                                       _mm512_loadu_si512(wp + size_t(g) * BO * 4));
-            }
+            dot_vnni(nv, nv2, xp, wp, groups, BO);
             nv = _mm512_add_epi32(nv, nv2);
             if (acc_shift != 0) nv = _mm512_srai_epi32(_mm512_slli_epi32(nv, acc_shift), acc_shift);
             _mm512_storeu_si512(ap, reset ? zero : nv);
@@ -160,22 +164,7 @@ TAUVTA_VNNI void gemm_vnni_reduce(OnChipMemory& m, const LoopNest& l) {
             const uint8_t* xp = inp + (x * B + b) * BI;
             const int8_t* wp = wv + w * wgt_elem + size_t(cb) * 64;
             nv = _mm512_sub_epi32(nv, _mm512_loadu_si512(corr + w * BO + size_t(cb) * 16));
-            int g = 0;
-            for (; g + 1 < groups; g += 2) {
-              int32_t x0, x1;
-              std::memcpy(&x0, xp + 4 * g, 4);
-              std::memcpy(&x1, xp + 4 * g + 4, 4);
-              nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0),
-                                       _mm512_loadu_si512(wp + size_t(g) * BO * 4));
-              nv2 = _mm512_dpbusd_epi32(nv2, _mm512_set1_epi32(x1),
-                                        _mm512_loadu_si512(wp + size_t(g + 1) * BO * 4));
-            }
-            if (g < groups) {
-              int32_t x0;
-              std::memcpy(&x0, xp + 4 * g, 4);
-              nv = _mm512_dpbusd_epi32(nv, _mm512_set1_epi32(x0),
-                                       _mm512_loadu_si512(wp + size_t(g) * BO * 4));
-            }
+            dot_vnni(nv, nv2, xp, wp, groups, BO);
           }
         }
         nv = _mm512_add_epi32(nv, nv2);
@@ -202,18 +191,18 @@ void alu_loop(OnChipMemory& m, AccT* acc, OutT* out, const LoopNest& l, hw::AluO
     switch (op) {
       case hw::AluOp::kMin: return a < b ? a : b;
       case hw::AluOp::kMax: return a > b ? a : b;
-      case hw::AluOp::kAdd: return wrap_signed(int64_t(uint64_t(a) + uint64_t(b)), acc_bits);
-      case hw::AluOp::kMul: return wrap_signed(int64_t(uint64_t(a) * uint64_t(b)), acc_bits);
+      case hw::AluOp::kAdd: return hw::sign_extend(uint64_t(a) + uint64_t(b), acc_bits);
+      case hw::AluOp::kMul: return hw::sign_extend(uint64_t(a) * uint64_t(b), acc_bits);
       case hw::AluOp::kShr: {
         // The shift amount is the low LOG_ACC_WIDTH bits of B, signed; negative shifts left.
-        const int64_t s = wrap_signed(b, shift_bits);
+        const int64_t s = hw::sign_extend(uint64_t(b), shift_bits);
         if (s >= 0) return a >> s;
-        return wrap_signed(int64_t(uint64_t(a) << (-s)), acc_bits);
+        return hw::sign_extend(uint64_t(a) << (-s), acc_bits);
       }
     }
     return a;
   };
-  const int64_t imm_v = wrap_signed(imm, acc_bits);
+  const int64_t imm_v = hw::sign_extend(uint64_t(int64_t(imm)), acc_bits);
   for (uint32_t o = 0; o < l.iter_out; ++o) {
     for (uint32_t i = 0; i < l.iter_in; ++i) {
       for (uint32_t u = 0; u < l.n_uops; ++u) {
@@ -231,7 +220,7 @@ void alu_loop(OnChipMemory& m, AccT* acc, OutT* out, const LoopNest& l, hw::AluO
         for (int k = 0; k < lanes; ++k) {
           const int64_t r = apply(int64_t(dv[k]), use_imm ? imm_v : int64_t(sv[k]));
           dv[k] = AccT(r);
-          ov[k] = OutT(wrap_signed(r, out_bits));
+          ov[k] = OutT(hw::sign_extend(uint64_t(r), out_bits));
         }
       }
     }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "sim/lanes.h"
+#include "hw/lanes.h"
 
 namespace tauvta::sim {
 
@@ -55,14 +55,14 @@ void OnChipMemory::write_uops(uint32_t index, const uint8_t* bytes, uint32_t cou
 void OnChipMemory::write_inp(uint32_t index, const uint8_t* bytes, uint32_t count) {
   const size_t off = size_t(index) * inp_lanes_, n = size_t(count) * inp_lanes_;
   if (inp_is_int8()) {
-    unpack_lanes(bytes, config_.inp_width(), int(n), inp8.data() + off);
+    hw::unpack_lanes(bytes, config_.inp_width(), int(n), inp8.data() + off);
     if (has_vnni_weights_) {
       const int8_t* x = inp8.data() + off;
       uint8_t* v = inp_vnni.data() + off;
       for (size_t k = 0; k < n; ++k) v[k] = uint8_t(x[k]) ^ 0x80;
     }
   } else {
-    unpack_lanes(bytes, config_.inp_width(), int(n), inp16.data() + off);
+    hw::unpack_lanes(bytes, config_.inp_width(), int(n), inp16.data() + off);
   }
 }
 
@@ -79,9 +79,9 @@ void OnChipMemory::zero_inp(uint32_t index, uint32_t count) {
 void OnChipMemory::write_wgt(uint32_t index, const uint8_t* bytes, uint32_t count) {
   const size_t off = size_t(index) * wgt_lanes_, n = size_t(count) * wgt_lanes_;
   if (wgt_is_int8()) {
-    unpack_lanes(bytes, config_.wgt_width(), int(n), wgt8.data() + off);
+    hw::unpack_lanes(bytes, config_.wgt_width(), int(n), wgt8.data() + off);
   } else {
-    unpack_lanes(bytes, config_.wgt_width(), int(n), wgt16.data() + off);
+    hw::unpack_lanes(bytes, config_.wgt_width(), int(n), wgt16.data() + off);
   }
   if (has_vnni_weights_) {
     for (uint32_t k = 0; k < count; ++k) rebuild_vnni(index + k);
@@ -107,9 +107,9 @@ void OnChipMemory::rebuild_vnni(uint32_t index) {
 void OnChipMemory::write_acc(uint32_t index, const uint8_t* bytes, uint32_t count) {
   const size_t off = size_t(index) * acc_lanes_, n = size_t(count) * acc_lanes_;
   if (acc_is_int32()) {
-    unpack_lanes(bytes, config_.acc_width(), int(n), acc32.data() + off);
+    hw::unpack_lanes(bytes, config_.acc_width(), int(n), acc32.data() + off);
   } else {
-    unpack_lanes(bytes, config_.acc_width(), int(n), acc64.data() + off);
+    hw::unpack_lanes(bytes, config_.acc_width(), int(n), acc64.data() + off);
   }
 }
 
@@ -125,9 +125,9 @@ void OnChipMemory::zero_acc(uint32_t index, uint32_t count) {
 void OnChipMemory::read_out(uint32_t index, uint8_t* bytes, uint32_t count) const {
   const size_t off = size_t(index) * acc_lanes_, n = size_t(count) * acc_lanes_;
   if (out_is_int8()) {
-    pack_lanes(out8.data() + off, config_.out_width(), int(n), bytes);
+    hw::pack_lanes(out8.data() + off, config_.out_width(), int(n), bytes);
   } else {
-    pack_lanes(out16.data() + off, config_.out_width(), int(n), bytes);
+    hw::pack_lanes(out16.data() + off, config_.out_width(), int(n), bytes);
   }
 }
 

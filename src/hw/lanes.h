@@ -3,16 +3,18 @@
 // DRAM form and one integer per lane, and wrap values to a bit width.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
-namespace tauvta::sim {
+namespace tauvta::hw {
 
-// Sign-extends the low `bits` bits of v (1 <= bits <= 64).
-inline int64_t wrap_signed(int64_t v, int bits) {
-  if (bits >= 64) return v;
+// Sign-extends the low `bits` bits of v (1 <= bits <= 64): wrapping to a two's-complement width.
+inline int64_t sign_extend(uint64_t v, int bits) {
+  if (bits >= 64) return int64_t(v);
   const int sh = 64 - bits;
-  return int64_t(uint64_t(v) << sh) >> sh;
+  return int64_t(v << sh) >> sh;
 }
 
 // Reads `count` lanes of `bits` each (1, 2, 4, 8, 16, 32 or 64) from packed bytes, sign-extended.
@@ -47,7 +49,7 @@ void unpack_lanes(const uint8_t* src, int bits, int count, T* dst) {
       const int per_byte = 8 / bits;
       for (int i = 0; i < count; ++i) {
         const unsigned raw = (src[i / per_byte] >> ((i % per_byte) * bits)) & ((1u << bits) - 1);
-        dst[i] = T(wrap_signed(int64_t(raw), bits));
+        dst[i] = T(sign_extend(raw, bits));
       }
       return;
     }
@@ -94,4 +96,30 @@ void pack_lanes(const T* src, int bits, int count, uint8_t* dst) {
   }
 }
 
-}  // namespace tauvta::sim
+// Writes lane `lane` (the low `bits` bits of `value`) into a packed byte array, leaving the other
+// lanes alone.
+inline void pack_lane(std::span<uint8_t> bytes, int bits, size_t lane, int64_t value) {
+  if (bits % 8 == 0) {
+    uint8_t* p = bytes.data() + lane * size_t(bits / 8);
+    for (int b = 0; b < bits / 8; ++b) p[b] = uint8_t(uint64_t(value) >> (8 * b));
+    return;
+  }
+  const size_t bit = lane * size_t(bits);  // 1, 2 or 4 bits: the lane lies inside one byte
+  const uint8_t mask = uint8_t(((1u << bits) - 1) << (bit % 8));
+  uint8_t& byte = bytes[bit / 8];
+  byte = uint8_t((byte & ~mask) | ((uint64_t(value) << (bit % 8)) & mask));
+}
+
+// Reads lane `lane` of a packed byte array, sign-extended.
+inline int64_t unpack_lane(std::span<const uint8_t> bytes, int bits, size_t lane) {
+  if (bits % 8 == 0) {
+    const uint8_t* p = bytes.data() + lane * size_t(bits / 8);
+    uint64_t v = 0;
+    for (int b = 0; b < bits / 8; ++b) v |= uint64_t(p[b]) << (8 * b);
+    return sign_extend(v, bits);
+  }
+  const size_t bit = lane * size_t(bits);
+  return sign_extend(uint64_t(bytes[bit / 8] >> (bit % 8)), bits);
+}
+
+}  // namespace tauvta::hw
