@@ -155,19 +155,30 @@ TAUVTA_VNNI void gemm_vnni_reduce(OnChipMemory& m, const LoopNest& l) {
     for (int b = 0; b < B; ++b) {
       for (int cb = 0; cb < oc_blocks; ++cb) {
         int32_t* ap = acc + (a * B + b) * BO + size_t(cb) * 16;
-        __m512i nv = _mm512_loadu_si512(ap);
-        __m512i nv2 = _mm512_setzero_si512();
+        // Four independent chains (input group g feeds chain g % 4) and one for the corrections,
+        // so consecutive steps of the reduction do not wait on each other's dpbusd latency.
+        __m512i ch[4] = {_mm512_loadu_si512(ap), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                         _mm512_setzero_si512()};
+        __m512i corr_sum = _mm512_setzero_si512();
         for (uint32_t o = 0; o < l.iter_out; ++o) {
           for (uint32_t i = 0; i < l.iter_in; ++i) {
             const size_t x = uop.src + o * l.src_out + i * l.src_in;
             const size_t w = uop.wgt + o * l.wgt_out + i * l.wgt_in;
             const uint8_t* xp = inp + (x * B + b) * BI;
             const int8_t* wp = wv + w * wgt_elem + size_t(cb) * 64;
-            nv = _mm512_sub_epi32(nv, _mm512_loadu_si512(corr + w * BO + size_t(cb) * 16));
-            dot_vnni(nv, nv2, xp, wp, groups, BO);
+            corr_sum = _mm512_add_epi32(corr_sum,
+                                        _mm512_loadu_si512(corr + w * BO + size_t(cb) * 16));
+            for (int g = 0; g < groups; ++g) {
+              int32_t xg;
+              std::memcpy(&xg, xp + 4 * g, 4);
+              ch[g & 3] = _mm512_dpbusd_epi32(ch[g & 3], _mm512_set1_epi32(xg),
+                                              _mm512_loadu_si512(wp + size_t(g) * BO * 4));
+            }
           }
         }
-        nv = _mm512_add_epi32(nv, nv2);
+        __m512i nv = _mm512_sub_epi32(
+            _mm512_add_epi32(_mm512_add_epi32(ch[0], ch[1]), _mm512_add_epi32(ch[2], ch[3])),
+            corr_sum);
         if (acc_shift != 0) nv = _mm512_srai_epi32(_mm512_slli_epi32(nv, acc_shift), acc_shift);
         _mm512_storeu_si512(ap, nv);
         __m512i ov = nv;

@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "hw/lanes.h"
+#include "sim/compute_kernels.h"
+#include "sim/vnni_layout.h"
 
 namespace tauvta::sim {
 
@@ -12,8 +14,8 @@ OnChipMemory::OnChipMemory(const hw::HwConfig& c)
       inp_lanes_(c.batch() * c.block_in()),
       wgt_lanes_(c.block_out() * c.block_in()),
       acc_lanes_(c.batch() * c.block_out()),
-      has_vnni_weights_(c.wgt_width() <= 8 && c.inp_width() <= 8 && c.block_in() % 4 == 0 &&
-                        c.block_out() % 16 == 0) {
+      has_vnni_weights_(cpu_has_vnni() && c.wgt_width() <= 8 && c.inp_width() <= 8 &&
+                        c.block_in() % 4 == 0 && c.block_out() % 16 == 0) {
   uop_raw.assign(c.uop_depth(), 0);
   uop_gemm.assign(c.uop_depth(), hw::Uop{});
   uop_alu.assign(c.uop_depth(), hw::Uop{});
@@ -88,20 +90,11 @@ void OnChipMemory::write_wgt(uint32_t index, const uint8_t* bytes, uint32_t coun
   }
 }
 
-// VNNI's dpbusd multiplies unsigned bytes by signed bytes. The kernel feeds inputs biased by
-// +128 (inp_vnni), so it subtracts 128 * sum_ic w[oc][ic] afterwards: exact for int8.
 void OnChipMemory::rebuild_vnni(uint32_t index) {
-  const int bi = config_.block_in(), bo = config_.block_out(), groups = bi / 4;
-  const int8_t* w = wgt8.data() + size_t(index) * wgt_lanes_;
-  int8_t* v = wgt_vnni.data() + size_t(index) * wgt_lanes_;
-  int32_t* corr = wgt_corr.data() + size_t(index) * bo;
-  for (int oc = 0; oc < bo; ++oc) {
-    const int8_t* row = w + size_t(oc) * bi;
-    for (int g = 0; g < groups; ++g) std::memcpy(v + (size_t(g) * bo + oc) * 4, row + 4 * g, 4);
-    int32_t sum = 0;
-    for (int ic = 0; ic < bi; ++ic) sum += row[ic];
-    corr[oc] = 128 * sum;
-  }
+  const int bo = config_.block_out();
+  arrange_vnni_tile(wgt8.data() + size_t(index) * wgt_lanes_, bo, config_.block_in(),
+                    wgt_vnni.data() + size_t(index) * wgt_lanes_,
+                    wgt_corr.data() + size_t(index) * bo);
 }
 
 void OnChipMemory::write_acc(uint32_t index, const uint8_t* bytes, uint32_t count) {

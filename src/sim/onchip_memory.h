@@ -29,7 +29,7 @@ class OnChipMemory {
   bool acc_is_int32() const { return config_.acc_width() <= 32; }
   bool out_is_int8() const { return config_.out_width() <= 8; }
   // True when weights are also kept in the [ic/4][oc][4] layout with 128*row-sum corrections
-  // that the VNNI GEMM kernel reads.
+  // that the VNNI GEMM kernel reads (only on a CPU with VNNI: elsewhere it would be dead work).
   bool has_vnni_weights() const { return has_vnni_weights_; }
 
   // Micro-ops, decoded both ways at load time so GEMM/ALU never decode per micro-op.
