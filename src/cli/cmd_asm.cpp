@@ -50,4 +50,6 @@ void add_asm_command(CLI::App& app) {
   });
 }
 
+static const CommandRegistrar kAsmRegistrar("asm", add_asm_command);
+
 }  // namespace tauvta::cli

@@ -110,4 +110,6 @@ void add_config_command(CLI::App& app) {
   });
 }
 
+static const CommandRegistrar kConfigRegistrar("config", add_config_command);
+
 }  // namespace tauvta::cli

@@ -49,4 +49,6 @@ void add_disasm_command(CLI::App& app) {
   });
 }
 
+static const CommandRegistrar kDisasmRegistrar("disasm", add_disasm_command);
+
 }  // namespace tauvta::cli

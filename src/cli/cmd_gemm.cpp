@@ -146,4 +146,6 @@ void add_gemm_command(CLI::App& app) {
   cmd->callback([args] { run_gemm(*args); });
 }
 
+static const CommandRegistrar kGemmRegistrar("gemm", add_gemm_command);
+
 }  // namespace tauvta::cli

@@ -126,4 +126,6 @@ void add_sim_command(CLI::App& app) {
   cmd->callback([args] { run_sim(*args); });
 }
 
+static const CommandRegistrar kSimRegistrar("sim", add_sim_command);
+
 }  // namespace tauvta::cli

@@ -1,14 +1,25 @@
-// The tauvta subcommands. Each registers itself on the CLI11 app; the work is a library call.
+// The tauvta subcommands. Each cmd_*.cpp registers itself with a static CommandRegistrar (the
+// CLI sources are linked into the executable directly, so every registrar runs); main() adds the
+// registered commands to the CLI11 app in name order. The work is always a library call.
 #pragma once
+
+#include <functional>
+#include <map>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 namespace tauvta::cli {
 
-void add_config_command(CLI::App& app);
-void add_disasm_command(CLI::App& app);
-void add_asm_command(CLI::App& app);
-void add_sim_command(CLI::App& app);
-void add_gemm_command(CLI::App& app);
+using AddCommand = std::function<void(CLI::App&)>;
+
+// name -> function adding that subcommand.
+std::map<std::string, AddCommand>& command_registry();
+
+struct CommandRegistrar {
+  CommandRegistrar(const std::string& name, AddCommand add) {
+    command_registry().emplace(name, std::move(add));
+  }
+};
 
 }  // namespace tauvta::cli

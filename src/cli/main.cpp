@@ -8,14 +8,17 @@
 #include "cli/commands.h"
 #include "common/error.h"
 
+namespace tauvta::cli {
+std::map<std::string, AddCommand>& command_registry() {
+  static std::map<std::string, AddCommand> registry;
+  return registry;
+}
+}  // namespace tauvta::cli
+
 int main(int argc, char** argv) {
   CLI::App app{"tauvta: a VTA-compatible tensor accelerator toolkit"};
   app.require_subcommand(1);
-  tauvta::cli::add_config_command(app);
-  tauvta::cli::add_disasm_command(app);
-  tauvta::cli::add_asm_command(app);
-  tauvta::cli::add_sim_command(app);
-  tauvta::cli::add_gemm_command(app);
+  for (const auto& [name, add] : tauvta::cli::command_registry()) add(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
