@@ -1,0 +1,51 @@
+// NumPy broadcasting as runs: the output index space is walked with the innermost (collapsed)
+// dimension handed to the callback as one run, so elementwise kernels keep a tight inner loop
+// whatever the broadcast pattern (same shape, scalar, per-channel, outer product).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/tensor.h"
+
+namespace tauvta::cpu {
+
+struct BroadcastPlan {
+  std::vector<int64_t> dims;                // collapsed output dimensions (at least one)
+  std::vector<int64_t> a_strides, b_strides;  // element strides, 0 along broadcast dimensions
+};
+
+// `out` must be the broadcast of `a` and `b` (ranks may differ; shapes are right-aligned).
+BroadcastPlan plan_broadcast(const graph::Shape& out, const graph::Shape& a, const graph::Shape& b);
+
+// f(out_offset, a_offset, b_offset, n, a_step, b_step) for each innermost run of n elements.
+template <class F>
+void for_each_broadcast_run(const BroadcastPlan& p, F&& f) {
+  const size_t r = p.dims.size();
+  const int64_t n = p.dims[r - 1];
+  for (int64_t d : p.dims) {
+    if (d == 0) return;
+  }
+  std::vector<int64_t> idx(r, 0);
+  int64_t out_off = 0, a_off = 0, b_off = 0;
+  const int64_t as = p.a_strides[r - 1], bs = p.b_strides[r - 1];
+  while (true) {
+    f(out_off, a_off, b_off, n, as, bs);
+    out_off += n;
+    // Advance the odometer over the outer dimensions.
+    size_t k = r - 1;
+    while (true) {
+      if (k == 0) return;
+      --k;
+      ++idx[k];
+      a_off += p.a_strides[k];
+      b_off += p.b_strides[k];
+      if (idx[k] < p.dims[k]) break;
+      a_off -= p.a_strides[k] * p.dims[k];
+      b_off -= p.b_strides[k] * p.dims[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+}  // namespace tauvta::cpu

@@ -1,0 +1,94 @@
+#include "cpu/float_ops_common.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace tauvta::cpu {
+
+const Tensor& OpArgs::in(size_t i) const {
+  const Tensor* t = opt(i);
+  if (t == nullptr) fail(fmt::format("input {} is required but missing", i));
+  return *t;
+}
+
+void OpArgs::fail(const std::string& msg) const { throw Error(fmt::format("{}: {}", node.describe(), msg)); }
+
+void OpArgs::expect_dtype(size_t i, std::initializer_list<DType> allowed) const {
+  const Tensor& t = in(i);
+  for (DType d : allowed) {
+    if (t.dtype() == d) return;
+  }
+  std::vector<std::string> names;
+  for (DType d : allowed) names.emplace_back(graph::dtype_name(d));
+  fail(fmt::format("input {} has dtype {}; this kernel takes {}", i, graph::dtype_name(t.dtype()),
+                   fmt::join(names, " or ")));
+}
+
+std::optional<std::vector<int64_t>> OpArgs::ints_attr_or_input(const std::string& attr,
+                                                               size_t input_index) const {
+  if (node.has_attr(attr)) return node.attr_ints(attr);
+  const Tensor* t = opt(input_index);
+  if (t == nullptr) return std::nullopt;
+  if (!graph::dtype_is_integer(t->dtype())) {
+    fail(fmt::format("input {} ('{}') must be an integer tensor, got {}", input_index, attr,
+                     graph::dtype_name(t->dtype())));
+  }
+  return t->to_int64();
+}
+
+std::optional<double> OpArgs::scalar_attr_or_input(const std::string& attr, size_t input_index) const {
+  if (node.has_attr(attr)) return double(node.attr_float(attr));
+  const Tensor* t = opt(input_index);
+  if (t == nullptr) return std::nullopt;
+  if (t->size() != 1) {
+    fail(fmt::format("input {} ('{}') must hold one value, got shape {}", input_index, attr,
+                     graph::shape_string(t->shape())));
+  }
+  if (t->dtype() == DType::kFloat64) return t->data<double>()[0];
+  if (t->dtype() == DType::kFloat32) return double(t->data<float>()[0]);
+  return double(t->to_int64()[0]);
+}
+
+int64_t normalize_axis(const OpArgs& a, int64_t axis, int64_t rank, const char* what, bool inclusive) {
+  const int64_t hi = inclusive ? rank : rank - 1;
+  if (axis < -rank || axis > hi) {
+    a.fail(fmt::format("{} {} is out of range for rank {}", what, axis, rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> strides_of(const Shape& s) {
+  std::vector<int64_t> st(s.size());
+  int64_t acc = 1;
+  for (size_t i = s.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= s[i];
+  }
+  return st;
+}
+
+int64_t product(const Shape& s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end && i < s.size(); ++i) p *= s[i];
+  return p;
+}
+
+Shape broadcast_shapes(const OpArgs& a, const Shape& x, const Shape& y) {
+  const size_t r = std::max(x.size(), y.size());
+  Shape out(r);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t dx = i < r - x.size() ? 1 : x[i - (r - x.size())];
+    const int64_t dy = i < r - y.size() ? 1 : y[i - (r - y.size())];
+    if (dx != dy && dx != 1 && dy != 1) {
+      a.fail(fmt::format("shapes {} and {} do not broadcast", graph::shape_string(x),
+                         graph::shape_string(y)));
+    }
+    out[i] = dx == 1 ? dy : dx;
+  }
+  return out;
+}
+
+std::string dims_string(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); }
+
+}  // namespace tauvta::cpu

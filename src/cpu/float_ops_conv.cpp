@@ -1,0 +1,124 @@
+// Conv and ConvTranspose (groups including depthwise, dilations, strides, explicit and automatic
+// padding, output_padding/output_shape) as im2col / col2im around the blocked float GEMM.
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "cpu/float_gemm.h"
+#include "cpu/float_ops_window.h"
+#include "cpu/op_registry.h"
+
+namespace tauvta::cpu {
+
+namespace {
+
+std::vector<int64_t> spatial_of(const Shape& w) { return std::vector<int64_t>(w.begin() + 2, w.end()); }
+
+void check_float_operands(const OpArgs& a) {
+  for (size_t i = 0; i < a.num_inputs() && i < 3; ++i) {
+    if (a.opt(i)) a.expect_dtype(i, {DType::kFloat32});
+  }
+}
+
+// Fills each output channel plane of one image with its bias (or zeros).
+void fill_bias(float* y, int64_t channels, int64_t plane, const float* bias) {
+  for (int64_t c = 0; c < channels; ++c) std::fill(y + c * plane, y + (c + 1) * plane, bias ? bias[c] : 0.0f);
+}
+
+}  // namespace
+
+std::vector<Tensor> op_Conv(const OpArgs& a) {
+  check_float_operands(a);
+  const Tensor& x = a.in(0);
+  const Tensor& w = a.in(1);
+  const Tensor* b = a.opt(2);
+  const int64_t group = a.node.attr_int_or("group", 1);
+  if (x.rank() < 3 || w.rank() != x.rank()) {
+    a.fail(fmt::format("input {} and weights {} must have the same rank >= 3", graph::shape_string(x.shape()),
+                       graph::shape_string(w.shape())));
+  }
+  const int64_t N = x.shape()[0], C = x.shape()[1], M = w.shape()[0];
+  if (group < 1 || C % group != 0 || M % group != 0 || w.shape()[1] * group != C) {
+    a.fail(fmt::format("group {} does not fit input channels {} and weights {}", group, C,
+                       graph::shape_string(w.shape())));
+  }
+  if (b && (b->rank() != 1 || b->shape()[0] != M)) {
+    a.fail(fmt::format("bias shape {} must be [{}]", graph::shape_string(b->shape()), M));
+  }
+  const WindowGeometry g = conv_geometry(a, x.shape(), spatial_of(w.shape()), false);
+  Shape y_shape{N, M};
+  for (int64_t d : g.unlift(g.iter)) y_shape.push_back(d);
+  Tensor y(DType::kFloat32, y_shape);
+  const int64_t Cg = C / group, Mg = M / group;
+  const int64_t P = g.iter_size(), T = g.target_size(), K = Cg * g.kernel_size();
+  bool pointwise = true;
+  for (size_t i = 0; i < kMaxSpatial; ++i) {
+    pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1 && g.pad_begin[i] == 0 && g.pad_end[i] == 0;
+  }
+  std::vector<float> col(pointwise ? 0 : size_t(K * P));
+  const float* xd = x.data<float>();
+  const float* wd = w.data<float>();
+  const float* bd = b ? b->data<float>() : nullptr;
+  float* yd = y.data<float>();
+  if (P == 0) return {std::move(y)};
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const float* src = xd + (n * C + gi * Cg) * T;
+      float* dst = yd + (n * M + gi * Mg) * P;
+      fill_bias(dst, Mg, P, bd ? bd + gi * Mg : nullptr);
+      const float* colp = src;
+      if (!pointwise) {
+        im2col(src, Cg, g, col.data());
+        colp = col.data();
+      }
+      sgemm(Mg, P, K, 1.0f, wd + gi * Mg * K, K, false, colp, P, false, dst, P, true);
+    }
+  }
+  return {std::move(y)};
+}
+
+std::vector<Tensor> op_ConvTranspose(const OpArgs& a) {
+  check_float_operands(a);
+  const Tensor& x = a.in(0);
+  const Tensor& w = a.in(1);
+  const Tensor* b = a.opt(2);
+  const int64_t group = a.node.attr_int_or("group", 1);
+  if (x.rank() < 3 || w.rank() != x.rank()) {
+    a.fail(fmt::format("input {} and weights {} must have the same rank >= 3", graph::shape_string(x.shape()),
+                       graph::shape_string(w.shape())));
+  }
+  const int64_t N = x.shape()[0], C = x.shape()[1];
+  if (group < 1 || C % group != 0 || w.shape()[0] != C) {
+    a.fail(fmt::format("group {} does not fit input channels {} and weights {}", group, C,
+                       graph::shape_string(w.shape())));
+  }
+  const int64_t Cg = C / group, Mg = w.shape()[1], M = Mg * group;
+  if (b && (b->rank() != 1 || b->shape()[0] != M)) {
+    a.fail(fmt::format("bias shape {} must be [{}]", graph::shape_string(b->shape()), M));
+  }
+  const WindowGeometry g = conv_transpose_geometry(a, x.shape(), spatial_of(w.shape()));
+  Shape y_shape{N, M};
+  for (int64_t d : g.unlift(g.target)) y_shape.push_back(d);
+  Tensor y(DType::kFloat32, y_shape);
+  const int64_t P = g.iter_size(), T = g.target_size(), K = Mg * g.kernel_size();
+  std::vector<float> col(size_t(K * P));
+  const float* xd = x.data<float>();
+  const float* wd = w.data<float>();
+  const float* bd = b ? b->data<float>() : nullptr;
+  float* yd = y.data<float>();
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t gi = 0; gi < group; ++gi) {
+      float* dst = yd + (n * M + gi * Mg) * T;
+      fill_bias(dst, Mg, T, bd ? bd + gi * Mg : nullptr);
+      if (P == 0 || T == 0) continue;
+      // col[K, P] = W_g^T [K, Cg] * X_g [Cg, P], then scattered into the output.
+      sgemm(K, P, Cg, 1.0f, wd + gi * Cg * K, K, true, xd + (n * C + gi * Cg) * P, P, false, col.data(), P,
+            false);
+      col2im(col.data(), Mg, g, dst);
+    }
+  }
+  return {std::move(y)};
+}
+
+}  // namespace tauvta::cpu

@@ -1,0 +1,176 @@
+// Elementwise operators: Add, Sub, Mul (NumPy broadcasting, float and integer dtypes with
+// two's-complement wrapping like NumPy), Relu, LeakyRelu, PRelu, Clip, Sigmoid, Tanh.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "cpu/float_ops_broadcast.h"
+#include "cpu/float_ops_dispatch.h"
+#include "cpu/op_registry.h"
+
+namespace tauvta::cpu {
+
+namespace {
+
+// Integer arithmetic wraps (NumPy semantics, no signed-overflow UB): compute in the unsigned type.
+template <class T, bool = std::is_integral_v<T>>
+struct Arithmetic {
+  using type = T;
+};
+template <class T>
+struct Arithmetic<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+
+template <class T>
+struct Wrap {
+  using U = typename Arithmetic<T>::type;
+  static T add(T x, T y) { return T(U(x) + U(y)); }
+  static T sub(T x, T y) { return T(U(x) - U(y)); }
+  static T mul(T x, T y) {
+    if constexpr (std::is_integral_v<T> && sizeof(T) < sizeof(unsigned)) {
+      return T(unsigned(U(x)) * unsigned(U(y)));
+    } else {
+      return T(U(x) * U(y));
+    }
+  }
+};
+
+template <class T, class Op>
+void binary_runs(const Tensor& x, const Tensor& y, Tensor& out, Op op) {
+  const T* a = x.data<T>();
+  const T* b = y.data<T>();
+  T* o = out.data<T>();
+  for_each_broadcast_run(plan_broadcast(out.shape(), x.shape(), y.shape()),
+                         [&](int64_t oo, int64_t ao, int64_t bo, int64_t n, int64_t as, int64_t bs) {
+                           const T* pa = a + ao;
+                           const T* pb = b + bo;
+                           T* po = o + oo;
+                           if (as == 1 && bs == 1) {
+                             for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i], pb[i]);
+                           } else if (as == 0 && bs == 1) {
+                             const T va = *pa;
+                             for (int64_t i = 0; i < n; ++i) po[i] = op(va, pb[i]);
+                           } else if (as == 1 && bs == 0) {
+                             const T vb = *pb;
+                             for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i], vb);
+                           } else {
+                             for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i * as], pb[i * bs]);
+                           }
+                         });
+}
+
+enum class Arith { kAdd, kSub, kMul };
+
+std::vector<Tensor> arith(const OpArgs& a, Arith kind) {
+  const Tensor& x = a.in(0);
+  const Tensor& y = a.in(1);
+  if (x.dtype() != y.dtype()) {
+    a.fail(fmt::format("operands have different dtypes ({} and {})", graph::dtype_name(x.dtype()),
+                       graph::dtype_name(y.dtype())));
+  }
+  Tensor out(x.dtype(), broadcast_shapes(a, x.shape(), y.shape()));
+  dispatch_numeric(a, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    switch (kind) {
+      case Arith::kAdd: binary_runs<T>(x, y, out, Wrap<T>::add); break;
+      case Arith::kSub: binary_runs<T>(x, y, out, Wrap<T>::sub); break;
+      case Arith::kMul: binary_runs<T>(x, y, out, Wrap<T>::mul); break;
+    }
+  });
+  return {std::move(out)};
+}
+
+template <class F>
+std::vector<Tensor> unary_float(const OpArgs& a, F f) {
+  const Tensor& x = a.in(0);
+  Tensor out(x.dtype(), x.shape());
+  dispatch_floating(a, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* po = out.data<T>();
+    const int64_t n = x.size();
+    for (int64_t i = 0; i < n; ++i) po[i] = T(f(px[i]));
+  });
+  return {std::move(out)};
+}
+
+}  // namespace
+
+std::vector<Tensor> op_Add(const OpArgs& a) { return arith(a, Arith::kAdd); }
+std::vector<Tensor> op_Sub(const OpArgs& a) { return arith(a, Arith::kSub); }
+std::vector<Tensor> op_Mul(const OpArgs& a) { return arith(a, Arith::kMul); }
+
+std::vector<Tensor> op_Relu(const OpArgs& a) {
+  const Tensor& x = a.in(0);
+  Tensor out(x.dtype(), x.shape());
+  dispatch_numeric(a, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* po = out.data<T>();
+    for (int64_t i = 0; i < x.size(); ++i) po[i] = px[i] > T(0) ? px[i] : T(0);
+  });
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_LeakyRelu(const OpArgs& a) {
+  const double alpha = a.node.attr_float_or("alpha", 0.01f);
+  return unary_float(a, [alpha](auto v) { return v < 0 ? decltype(v)(v * alpha) : v; });
+}
+
+std::vector<Tensor> op_Sigmoid(const OpArgs& a) {
+  return unary_float(a, [](auto v) {
+    using T = decltype(v);
+    // Split by sign so exp never overflows.
+    if (v >= 0) return T(1) / (T(1) + std::exp(-v));
+    const T e = std::exp(v);
+    return e / (T(1) + e);
+  });
+}
+
+std::vector<Tensor> op_Tanh(const OpArgs& a) {
+  return unary_float(a, [](auto v) { return std::tanh(v); });
+}
+
+std::vector<Tensor> op_PRelu(const OpArgs& a) {
+  const Tensor& x = a.in(0);
+  const Tensor& slope = a.in(1);
+  if (x.dtype() != slope.dtype()) {
+    a.fail(fmt::format("slope dtype {} differs from input dtype {}", graph::dtype_name(slope.dtype()),
+                       graph::dtype_name(x.dtype())));
+  }
+  const Shape out_shape = broadcast_shapes(a, x.shape(), slope.shape());
+  if (out_shape != x.shape()) {
+    a.fail(fmt::format("slope shape {} does not broadcast to the input shape {}",
+                       graph::shape_string(slope.shape()), graph::shape_string(x.shape())));
+  }
+  Tensor out(x.dtype(), x.shape());
+  dispatch_numeric(a, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    binary_runs<T>(x, slope, out, [](T v, T s) { return v < T(0) ? T(v * s) : v; });
+  });
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_Clip(const OpArgs& a) {
+  const Tensor& x = a.in(0);
+  Tensor out(x.dtype(), x.shape());
+  // Opset < 11: min/max attributes; opset >= 11: optional inputs 1 and 2 (same dtype as x).
+  const std::optional<double> lo = a.scalar_attr_or_input("min", 1);
+  const std::optional<double> hi = a.scalar_attr_or_input("max", 2);
+  dispatch_numeric(a, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T tlo = lo ? T(*lo) : std::numeric_limits<T>::lowest();
+    const T thi = hi ? T(*hi) : std::numeric_limits<T>::max();
+    const T* px = x.data<T>();
+    T* po = out.data<T>();
+    // min(max(x, lo), hi): when lo > hi every element becomes hi, as in ONNX's reference.
+    for (int64_t i = 0; i < x.size(); ++i) po[i] = std::min(std::max(px[i], tlo), thi);
+  });
+  return {std::move(out)};
+}
+
+}  // namespace tauvta::cpu

@@ -1,0 +1,46 @@
+// Sliding-window geometry shared by Conv, ConvTranspose and the pooling operators: kernel,
+// strides, dilations, pads (explicit or auto_pad) and output sizes, lifted to three spatial
+// dimensions (1-D and 2-D windows get leading unit dimensions) so one loop nest serves all.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cpu/float_ops_common.h"
+
+namespace tauvta::cpu {
+
+constexpr size_t kMaxSpatial = 3;
+using Dims3 = std::array<int64_t, kMaxSpatial>;
+
+// `iter` positions map onto `target` positions: target = iter*stride - pad_begin + k*dilation.
+// Conv/pooling: iter = output, target = input. ConvTranspose: iter = input, target = output.
+struct WindowGeometry {
+  size_t spatial = 0;  // the operator's own number of spatial dimensions (1..3)
+  Dims3 iter{1, 1, 1}, target{1, 1, 1}, kernel{1, 1, 1}, stride{1, 1, 1}, dilation{1, 1, 1},
+      pad_begin{0, 0, 0}, pad_end{0, 0, 0};
+  int64_t iter_size() const { return iter[0] * iter[1] * iter[2]; }
+  int64_t target_size() const { return target[0] * target[1] * target[2]; }
+  int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+  // The operator's spatial output dimensions (unlifted).
+  std::vector<int64_t> unlift(const Dims3& d) const {
+    return std::vector<int64_t>(d.begin() + int64_t(kMaxSpatial - spatial), d.end());
+  }
+};
+
+// Conv and pooling: reads kernel_shape (must equal `kernel` when that is given, e.g. from the
+// weights), strides, dilations, pads, auto_pad; computes the output sizes (ceil_mode for pools).
+WindowGeometry conv_geometry(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> kernel,
+                             bool ceil_mode);
+
+// ConvTranspose: output_padding, output_shape, auto_pad and pads resolved into the target
+// (output) sizes and the begin padding, as ONNX and onnxruntime define them.
+WindowGeometry conv_transpose_geometry(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> kernel);
+
+// col[(c, kd, kh, kw)][iter position] = src[c][target position], 0 outside the target.
+void im2col(const float* src, int64_t channels, const WindowGeometry& g, float* col);
+// dst[c][target position] += col[(c, kd, kh, kw)][iter position] where inside the target.
+void col2im(const float* col, int64_t channels, const WindowGeometry& g, float* dst);
+
+}  // namespace tauvta::cpu
