@@ -1,0 +1,290 @@
+// ModelProto -> Graph: opset check, initializers, graph inputs (initializers excluded), node
+// names, attributes, topological order, then per-node normalization (onnx_normalize.cpp).
+#include "graph/onnx_import.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>  // with ONNX_ML=1 (set by the onnx_proto target): the onnx-ml messages
+
+#include "common/error.h"
+#include "graph/onnx_normalize.h"
+#include "graph/onnx_ops.h"
+
+namespace tauvta::graph {
+
+namespace {
+
+std::string attr_type_name(int t) {
+  if (onnx::AttributeProto_AttributeType_IsValid(t)) {
+    return onnx::AttributeProto_AttributeType_Name(static_cast<onnx::AttributeProto_AttributeType>(t));
+  }
+  return fmt::format("type {}", t);
+}
+
+AttrValue attr_from_proto(const onnx::AttributeProto& a, const std::string& where) {
+  if (!a.ref_attr_name().empty()) {
+    throw Error(fmt::format("{}: attribute '{}' refers to a function attribute, which is not supported",
+                            where, a.name()));
+  }
+  int type = a.type();
+  if (type == onnx::AttributeProto::UNDEFINED) {  // very old writers leave the type out
+    if (a.has_f()) type = onnx::AttributeProto::FLOAT;
+    else if (a.has_i()) type = onnx::AttributeProto::INT;
+    else if (a.has_s()) type = onnx::AttributeProto::STRING;
+    else if (a.has_t()) type = onnx::AttributeProto::TENSOR;
+    else if (a.floats_size() > 0) type = onnx::AttributeProto::FLOATS;
+    else if (a.ints_size() > 0) type = onnx::AttributeProto::INTS;
+    else if (a.strings_size() > 0) type = onnx::AttributeProto::STRINGS;
+  }
+  switch (type) {
+    case onnx::AttributeProto::FLOAT: return a.f();
+    case onnx::AttributeProto::INT: return int64_t(a.i());
+    case onnx::AttributeProto::STRING: return a.s();
+    case onnx::AttributeProto::TENSOR:
+      return tensor_from_onnx(a.t(), fmt::format("{}: attribute '{}'", where, a.name()));
+    case onnx::AttributeProto::FLOATS: return std::vector<float>(a.floats().begin(), a.floats().end());
+    case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case onnx::AttributeProto::STRINGS:
+      return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    default: break;
+  }
+  throw Error(fmt::format("{}: attribute '{}' has type {}, which is not supported", where, a.name(),
+                          attr_type_name(type)));
+}
+
+// The declared type of a graph input or output as a ValueInfo (dims without a value: -1).
+ValueInfo value_info_from_proto(const onnx::ValueInfoProto& v, const std::string& what, const std::string& source) {
+  const std::string where = fmt::format("{}: {} '{}'", source, what, v.name());
+  if (!v.has_type()) throw Error(fmt::format("{} has no type", where));
+  const onnx::TypeProto& t = v.type();
+  switch (t.value_case()) {
+    case onnx::TypeProto::kTensorType: break;
+    case onnx::TypeProto::kSequenceType: throw Error(fmt::format("{} is a sequence; only tensors are supported", where));
+    case onnx::TypeProto::kMapType: throw Error(fmt::format("{} is a map; only tensors are supported", where));
+    case onnx::TypeProto::kOptionalType: throw Error(fmt::format("{} is optional; only tensors are supported", where));
+    case onnx::TypeProto::kSparseTensorType:
+      throw Error(fmt::format("{} is a sparse tensor; only dense tensors are supported", where));
+    default: throw Error(fmt::format("{} has no tensor type", where));
+  }
+  ValueInfo info;
+  info.name = v.name();
+  info.dtype = dtype_from_onnx_elem_type(t.tensor_type().elem_type(), where);
+  if (t.tensor_type().has_shape()) {
+    info.known_shape = true;
+    for (const auto& d : t.tensor_type().shape().dim()) {
+      info.shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? int64_t(d.dim_value()) : int64_t(-1));
+    }
+  }
+  return info;
+}
+
+int64_t default_domain_opset(const onnx::ModelProto& m, const std::string& source) {
+  int64_t opset = -1;
+  for (const auto& o : m.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  }
+  if (opset < 0) {
+    if (m.opset_import_size() == 0 && m.ir_version() < 3) return 1;  // IR v1/v2 predate opset_import
+    std::vector<std::string> domains;
+    for (const auto& o : m.opset_import()) domains.push_back(fmt::format("'{}' {}", o.domain(), o.version()));
+    throw Error(fmt::format("{}: the model imports no opset of the default ONNX domain (imports: {})", source,
+                            domains.empty() ? "none" : fmt::format("{}", fmt::join(domains, ", "))));
+  }
+  return opset;
+}
+
+// Opsets 9..17 are supported. An older model is accepted when none of its operators changed
+// between its opset and 9, so it means exactly what it would at opset 9.
+void check_opset(const onnx::GraphProto& gp, int64_t opset, const std::string& source) {
+  if (opset > kMaxOnnxOpset) {
+    throw Error(fmt::format("{}: opset {} is not supported (supported: {} to {})", source, opset, kMinOnnxOpset,
+                            kMaxOnnxOpset));
+  }
+  if (opset >= kMinOnnxOpset) return;
+  for (const auto& np : gp.node()) {
+    const OnnxOpSpec* spec = find_onnx_op(np.op_type());
+    if (spec == nullptr) continue;  // reported with the node
+    const int old_v = onnx_op_version(*spec, opset), v9 = onnx_op_version(*spec, kMinOnnxOpset);
+    if (old_v != v9) {
+      throw Error(fmt::format("{}: opset {} is not supported (supported: {} to {}): operator {} changed after "
+                              "opset {}; re-export the model with opset {} or newer",
+                              source, opset, kMinOnnxOpset, kMaxOnnxOpset, np.op_type(), opset, kMinOnnxOpset));
+    }
+  }
+}
+
+std::string supported_list() { return fmt::format("{}", fmt::join(supported_onnx_operators(), ", ")); }
+
+// Kahn's algorithm, keeping file order among ready nodes. Throws naming the first node whose
+// input nothing provides, or the nodes of a cycle.
+std::vector<Node> topological_order(std::vector<Node> nodes, std::set<std::string> available,
+                                    const std::string& source) {
+  std::map<std::string, size_t> producer;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const std::string& o : nodes[i].outputs) {
+      if (o.empty()) continue;
+      if (available.count(o) || !producer.emplace(o, i).second) {
+        throw Error(fmt::format("{}: {}: output '{}' is already produced elsewhere", source, nodes[i].describe(), o));
+      }
+    }
+  }
+  for (const Node& n : nodes) {
+    for (const std::string& i : n.inputs) {
+      if (!i.empty() && !available.count(i) && !producer.count(i)) {
+        throw Error(fmt::format("{}: {}: input '{}' is not a graph input, an initializer or the output of any node",
+                                source, n.describe(), i));
+      }
+    }
+  }
+  std::vector<Node> order;
+  std::vector<bool> done(nodes.size(), false);
+  bool progress = true;
+  while (order.size() < nodes.size() && progress) {
+    progress = false;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (done[k]) continue;
+      const bool ready = std::all_of(nodes[k].inputs.begin(), nodes[k].inputs.end(),
+                                     [&](const std::string& i) { return i.empty() || available.count(i); });
+      if (!ready) continue;
+      for (const std::string& o : nodes[k].outputs) available.insert(o);
+      order.push_back(std::move(nodes[k]));
+      done[k] = true;
+      progress = true;
+    }
+  }
+  if (order.size() < nodes.size()) {
+    std::vector<std::string> stuck;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (!done[k]) stuck.push_back(fmt::format("'{}'", nodes[k].name));
+    }
+    throw Error(fmt::format("{}: the graph has a cycle through nodes {}", source, fmt::join(stuck, ", ")));
+  }
+  return order;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_onnx_operators() {
+  std::vector<std::string> ops;
+  for (const OnnxOpSpec& s : onnx_op_specs()) ops.emplace_back(s.name);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+Graph import_onnx(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open the file", path.string()));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw Error(fmt::format("{}: cannot read the file", path.string()));
+  Graph g = import_onnx_bytes(buf.str(), path.string());
+  if (g.name.empty()) g.name = path.stem().string();
+  return g;
+}
+
+Graph import_onnx_bytes(std::string_view bytes, const std::string& source) {
+  onnx::ModelProto model;
+  if (bytes.empty()) throw Error(fmt::format("{}: the file is empty, not an ONNX model", source));
+  if (bytes.size() > size_t(INT32_MAX) || !model.ParseFromArray(bytes.data(), int(bytes.size()))) {
+    throw Error(fmt::format("{}: not a valid ONNX model (the protobuf message does not parse)", source));
+  }
+  if (!model.has_graph()) throw Error(fmt::format("{}: not an ONNX model (it has no graph)", source));
+  return import_onnx_model(model, source);
+}
+
+Graph import_onnx_model(const onnx::ModelProto& model, const std::string& source) {
+  const onnx::GraphProto& gp = model.graph();
+  ImportContext ctx;
+  ctx.source = source;
+  ctx.opset = default_domain_opset(model, source);
+  check_opset(gp, ctx.opset, source);
+
+  Graph g;
+  ctx.graph = &g;
+  g.name = gp.name();
+  g.opset = ctx.opset;
+
+  for (const auto& tp : gp.initializer()) {
+    if (tp.name().empty()) throw Error(fmt::format("{}: an initializer has no name", source));
+    const std::string where = fmt::format("{}: initializer '{}'", source, tp.name());
+    if (g.initializers.count(tp.name())) throw Error(fmt::format("{} is defined twice", where));
+    g.initializers.emplace(tp.name(), tensor_from_onnx(tp, where));
+    ctx.names.insert(tp.name());
+  }
+  if (gp.sparse_initializer_size() > 0) {
+    throw Error(fmt::format("{}: sparse initializers are not supported", source));
+  }
+  // Old exporters also list initializers as graph inputs; those are constants, not inputs.
+  for (const auto& vp : gp.input()) {
+    if (g.initializers.count(vp.name())) continue;
+    if (vp.name().empty()) throw Error(fmt::format("{}: a graph input has no name", source));
+    if (!ctx.names.insert(vp.name()).second) {
+      throw Error(fmt::format("{}: graph input '{}' is listed twice", source, vp.name()));
+    }
+    g.values[vp.name()] = value_info_from_proto(vp, "graph input", source);
+    g.inputs.push_back(vp.name());
+  }
+
+  // Names: keep the file's, make duplicates unique, name the unnamed "<Op>_<index>".
+  std::vector<Node> nodes;
+  for (const auto& np : gp.node()) {
+    for (const std::string& o : np.output()) ctx.names.insert(o);
+    if (!np.name().empty()) ctx.names.insert(np.name());
+  }
+  std::set<std::string> assigned;
+  for (int k = 0; k < gp.node_size(); ++k) {
+    const auto& np = gp.node(k);
+    Node n;
+    n.op_type = np.op_type();
+    n.inputs.assign(np.input().begin(), np.input().end());
+    n.outputs.assign(np.output().begin(), np.output().end());
+    while (!n.outputs.empty() && n.outputs.back().empty()) n.outputs.pop_back();
+    if (!np.name().empty() && !assigned.count(np.name())) {
+      n.name = np.name();
+    } else {
+      n.name = ctx.fresh(np.name().empty() ? fmt::format("{}_{}", np.op_type(), k) : np.name());
+    }
+    assigned.insert(n.name);
+    if (!np.domain().empty() && np.domain() != "ai.onnx") {
+      throw Error(fmt::format("{}: {}: operator domain '{}' is not supported (only the default ONNX domain)",
+                              source, n.describe(), np.domain()));
+    }
+    const OnnxOpSpec* spec = find_onnx_op(n.op_type);
+    if (spec == nullptr) {
+      throw Error(fmt::format("{}: {}: operator {} is not supported (supported: {})", source, n.describe(),
+                              n.op_type, supported_list()));
+    }
+    for (const auto& ap : np.attribute()) {
+      n.attrs[ap.name()] = attr_from_proto(ap, fmt::format("{}: {}", source, n.describe()));
+    }
+    nodes.push_back(std::move(n));
+  }
+
+  std::set<std::string> available(g.inputs.begin(), g.inputs.end());
+  for (const auto& [k, v] : g.initializers) available.insert(k);
+  for (Node& n : topological_order(std::move(nodes), available, source)) {
+    const OnnxOpSpec& spec = *find_onnx_op(n.op_type);
+    normalize_node(std::move(n), spec, onnx_op_version(spec, ctx.opset), ctx);
+  }
+
+  for (const auto& vp : gp.output()) {
+    if (vp.name().empty()) throw Error(fmt::format("{}: a graph output has no name", source));
+    g.outputs.push_back(vp.name());
+    if (vp.has_type() && !g.initializers.count(vp.name()) && !g.values.count(vp.name())) {
+      g.values[vp.name()] = value_info_from_proto(vp, "graph output", source);
+    }
+  }
+  rewrite_legacy_softmax(ctx);
+  try {
+    verify(g);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", source, e.what()));
+  }
+  return g;
+}
+
+}  // namespace tauvta::graph

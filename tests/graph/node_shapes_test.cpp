@@ -1,0 +1,184 @@
+// Every libonnx-testdata node model whose operators are all in the frontend's list is imported and
+// shape-inferred; the inferred dtype and shape of each graph output must equal the reference
+// output_N.pb. Models the frontend rejects on purpose are listed with the message they must give.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include "common/error.h"
+#include "graph/onnx_import.h"
+#include "graph/shape_inference.h"
+
+namespace tauvta::graph {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kNodeDir = "/usr/share/libonnx-testdata/data/node";
+
+// Listed operators' node tests that need something out of scope (training, types a Tensor cannot
+// hold, non-tensor values, interpolation other than nearest, MaxPool's Indices).
+const std::map<std::string, std::string> kRejected = {
+    {"test_batchnorm_epsilon_training_mode", "training_mode = 1 is not supported"},
+    {"test_batchnorm_example_training_mode", "training_mode = 1 is not supported"},
+    {"test_cast_BFLOAT16_to_FLOAT", "element type BFLOAT16 is not supported"},
+    {"test_cast_DOUBLE_to_FLOAT16", "element type FLOAT16 is not supported"},
+    {"test_cast_FLOAT16_to_DOUBLE", "element type FLOAT16 is not supported"},
+    {"test_cast_FLOAT16_to_FLOAT", "element type FLOAT16 is not supported"},
+    {"test_cast_FLOAT_to_BFLOAT16", "element type BFLOAT16 is not supported"},
+    {"test_cast_FLOAT_to_FLOAT16", "element type FLOAT16 is not supported"},
+    {"test_cast_FLOAT_to_STRING", "element type STRING is not supported"},
+    {"test_cast_STRING_to_FLOAT", "element type STRING is not supported"},
+    {"test_castlike_BFLOAT16_to_FLOAT_expanded", "element type BFLOAT16 is not supported"},
+    {"test_castlike_DOUBLE_to_FLOAT16_expanded", "element type FLOAT16 is not supported"},
+    {"test_castlike_FLOAT16_to_DOUBLE_expanded", "element type FLOAT16 is not supported"},
+    {"test_castlike_FLOAT16_to_FLOAT_expanded", "element type FLOAT16 is not supported"},
+    {"test_castlike_FLOAT_to_BFLOAT16_expanded", "element type BFLOAT16 is not supported"},
+    {"test_castlike_FLOAT_to_FLOAT16_expanded", "element type FLOAT16 is not supported"},
+    {"test_castlike_FLOAT_to_STRING_expanded", "element type STRING is not supported"},
+    {"test_castlike_STRING_to_FLOAT_expanded", "element type STRING is not supported"},
+    {"test_identity_opt", "is optional; only tensors are supported"},
+    {"test_identity_sequence", "is a sequence; only tensors are supported"},
+    {"test_maxpool_with_argmax_2d_precomputed_pads", "('z', Indices) is not supported"},
+    {"test_maxpool_with_argmax_2d_precomputed_strides", "('z', Indices) is not supported"},
+    {"test_resize_downsample_scales_cubic", "mode 'cubic' is not supported (supported: nearest)"},
+    {"test_resize_downsample_scales_cubic_A_n0p5_exclude_outside", "mode 'cubic' is not supported"},
+    {"test_resize_downsample_scales_cubic_align_corners", "mode 'cubic' is not supported"},
+    {"test_resize_downsample_scales_linear", "mode 'linear' is not supported"},
+    {"test_resize_downsample_scales_linear_align_corners", "mode 'linear' is not supported"},
+    {"test_resize_downsample_sizes_cubic", "mode 'cubic' is not supported"},
+    {"test_resize_downsample_sizes_linear_pytorch_half_pixel", "mode 'linear' is not supported"},
+    {"test_resize_tf_crop_and_resize", "mode 'linear' is not supported"},
+    {"test_resize_upsample_scales_cubic", "mode 'cubic' is not supported"},
+    {"test_resize_upsample_scales_cubic_A_n0p5_exclude_outside", "mode 'cubic' is not supported"},
+    {"test_resize_upsample_scales_cubic_align_corners", "mode 'cubic' is not supported"},
+    {"test_resize_upsample_scales_cubic_asymmetric", "mode 'cubic' is not supported"},
+    {"test_resize_upsample_scales_linear", "mode 'linear' is not supported"},
+    {"test_resize_upsample_scales_linear_align_corners", "mode 'linear' is not supported"},
+    {"test_resize_upsample_sizes_cubic", "mode 'cubic' is not supported"},
+    {"test_training_dropout", "training_mode 't' must be a constant false"},
+    {"test_training_dropout_default", "training_mode 't' must be a constant false"},
+    {"test_training_dropout_default_mask", "training_mode 't' must be a constant false"},
+    {"test_training_dropout_mask", "training_mode 't' must be a constant false"},
+    {"test_training_dropout_zero_ratio", "training_mode 't' must be a constant false"},
+    {"test_training_dropout_zero_ratio_mask", "training_mode 't' must be a constant false"},
+};
+
+// (operator, input index) pairs whose runtime value decides the output shape; the test feeds the
+// reference input there as a constant, as an exporter would.
+const std::set<std::pair<std::string, size_t>> kShapeOperands = {
+    {"Reshape", 1}, {"Slice", 1}, {"Slice", 2}, {"Slice", 3}, {"Slice", 4}, {"Resize", 2},
+    {"Resize", 3},  {"Unsqueeze", 1}, {"Squeeze", 1}, {"Pad", 1}, {"Upsample", 1},
+};
+
+onnx::ModelProto load_model(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromIstream(&in)) << p;
+  return m;
+}
+
+onnx::TensorProto load_tensor(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  onnx::TensorProto t;
+  EXPECT_TRUE(in && t.ParseFromIstream(&in)) << p;
+  return t;
+}
+
+// Node tests whose operators are all in the frontend's list.
+std::vector<std::string> listed_operator_tests() {
+  std::vector<std::string> names;
+  if (!fs::is_directory(kNodeDir)) return names;
+  const std::vector<std::string> ops = supported_onnx_operators();
+  for (const auto& entry : fs::directory_iterator(kNodeDir)) {
+    if (!fs::exists(entry.path() / "model.onnx")) continue;
+    const onnx::ModelProto m = load_model(entry.path() / "model.onnx");
+    const bool listed = std::all_of(m.graph().node().begin(), m.graph().node().end(), [&](const onnx::NodeProto& n) {
+      return std::find(ops.begin(), ops.end(), n.op_type()) != ops.end();
+    });
+    if (listed && m.graph().node_size() > 0) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+const std::vector<std::string>& test_names() {
+  static const std::vector<std::string> names = listed_operator_tests();
+  return names;
+}
+
+TEST(NodeModelShapes, CoverTheListedOperators) {
+  // Guards against a silently empty parameter list (missing data, broken filter).
+  ASSERT_GE(test_names().size(), 240u) << "libonnx-testdata missing under " << kNodeDir;
+  std::set<std::string> seen_ops;
+  for (const std::string& name : test_names()) {
+    const onnx::ModelProto m = load_model(kNodeDir / name / "model.onnx");
+    for (const auto& n : m.graph().node()) seen_ops.insert(n.op_type());
+  }
+  for (const std::string& op : supported_onnx_operators()) EXPECT_TRUE(seen_ops.count(op)) << op;
+  for (const auto& [name, message] : kRejected) {
+    EXPECT_TRUE(std::find(test_names().begin(), test_names().end(), name) != test_names().end()) << name;
+  }
+}
+
+class NodeModelShapes : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NodeModelShapes, InferredOutputsMatchReference) {
+  const fs::path dir = kNodeDir / GetParam();
+  const auto rejected = kRejected.find(GetParam());
+  if (rejected != kRejected.end()) {
+    try {
+      import_onnx(dir / "model.onnx");
+      FAIL() << "expected the import to fail with: " << rejected->second;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(rejected->second));
+      EXPECT_THAT(e.what(), ::testing::HasSubstr((dir / "model.onnx").string()));
+    }
+    return;
+  }
+  Graph g = import_onnx(dir / "model.onnx");
+  ShapeInferenceOptions options;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const std::string name = g.inputs[i];
+    const Tensor t = tensor_from_onnx(load_tensor(dir / "test_data_set_0" / fmt::format("input_{}.pb", i)), name);
+    bool shape_operand = false;
+    for (const Node& n : g.nodes) {
+      for (size_t k = 0; k < n.inputs.size(); ++k) shape_operand |= n.inputs[k] == name && kShapeOperands.count({n.op_type, k});
+    }
+    if (shape_operand) {
+      g.initializers[name] = t;
+    } else {
+      options.input_shapes[name] = t.shape();
+    }
+  }
+  std::erase_if(g.inputs, [&](const std::string& n) { return g.initializers.count(n) != 0; });
+  const Graph inferred = infer_shapes(g, options);
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const onnx::TensorProto ref = load_tensor(dir / "test_data_set_0" / fmt::format("output_{}.pb", i));
+    const Shape want(ref.dims().begin(), ref.dims().end());
+    const std::string& out = g.outputs[i];
+    if (g.is_initializer(out)) {
+      EXPECT_EQ(g.initializers.at(out).shape(), want) << out;
+      continue;
+    }
+    const ValueInfo* v = inferred.info(out);
+    ASSERT_NE(v, nullptr) << out;
+    EXPECT_TRUE(fully_known(*v)) << out << ": " << shape_string(v->shape);
+    EXPECT_EQ(shape_string(v->shape), shape_string(want)) << out;
+    EXPECT_EQ(onnx_elem_type(v->dtype), ref.data_type()) << out;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Onnx, NodeModelShapes, ::testing::ValuesIn(test_names()),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+}  // namespace
+}  // namespace tauvta::graph
