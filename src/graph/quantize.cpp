@@ -1,0 +1,176 @@
+// The quantization pass: walks the float graph in order and emits the integer graph. Integer
+// values keep their float names (so per-layer errors can be matched by name) except graph
+// outputs, which stay float and are produced by a final Dequantize.
+#include "graph/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "graph/quantize_builder.h"
+
+namespace tauvta::graph {
+
+namespace {
+
+using detail::QuantBuilder;
+
+bool one_of(const std::string& s, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    if (s == n) return true;
+  }
+  return false;
+}
+
+// Data-movement operators: they run unchanged on integers (exactly) and keep the input's format.
+// Their inputs after the first must be constants.
+bool is_pass_through(const Graph& g, const Node& n) {
+  if (one_of(n.op_type, {"Flatten", "Reshape", "Transpose", "Identity", "Squeeze", "Unsqueeze",
+                         "GlobalMaxPool"})) {
+    return n.outputs.size() == 1;
+  }
+  if (n.op_type == "MaxPool" || n.op_type == "Dropout") {
+    // A used indices / mask output needs the float operator.
+    for (size_t k = 1; k < n.outputs.size(); ++k) {
+      if (!n.outputs[k].empty() && (!g.consumers(n.outputs[k]).empty() ||
+                                    std::count(g.outputs.begin(), g.outputs.end(), n.outputs[k]))) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (n.op_type == "Pad") {
+    const std::string mode = n.attr_string_or("mode", "constant");
+    if (mode != "constant") return true;
+    // Constant padding is exact only with the value 0 (which is 0 in every format).
+    if (n.has_attr("value") && n.attr_float("value") != 0.0f) return false;
+    const std::string& v = n.input(2);
+    if (!v.empty()) {
+      if (!g.is_initializer(v)) return false;
+      for (float x : g.initializers.at(v).to_float()) {
+        if (x != 0.0f) return false;
+      }
+    }
+    return true;
+  }
+  if (n.op_type == "Resize" || n.op_type == "Upsample") {
+    return n.attr_string_or("mode", "nearest") == "nearest";
+  }
+  return false;
+}
+
+bool constant_inputs_after_first(const Graph& g, const Node& n) {
+  for (size_t k = 1; k < n.inputs.size(); ++k) {
+    if (!n.inputs[k].empty() && !g.is_initializer(n.inputs[k])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+QuantizeResult quantize(const Graph& g, const CalibrationStats& stats, const QuantizeOptions& options) {
+  for (int bits : {options.act_bits, options.wgt_bits}) {
+    if (bits < 1 || bits > 16) {
+      throw Error(fmt::format("quantize: activation and weight widths must be 1..16 bits, got {}", bits));
+    }
+  }
+  if (options.acc_bits != 16 && options.acc_bits != 32 && options.acc_bits != 64) {
+    throw Error(fmt::format("quantize: accumulator width must be 16, 32 or 64 bits, got {}",
+                            options.acc_bits));
+  }
+  if (options.wgt_stat == CalibStatistic::kPercentile) {
+    throw Error("quantize: weights take the max or mse statistic, not percentile");
+  }
+  QuantBuilder b(g, stats, options);
+  std::set<std::string> fused;  // activation nodes folded into their producer
+  for (const Node& n : g.nodes) {
+    if (fused.count(n.name)) continue;
+    const std::string& op = n.op_type;
+    if ((op == "Conv" || op == "ConvTranspose" || op == "Gemm") && n.inputs.size() >= 2 &&
+        g.is_initializer(n.input(1)) && (n.input(2).empty() || g.is_initializer(n.input(2)))) {
+      if (b.linear_layer(n, fused)) continue;
+    } else if (op == "MatMul" && g.is_initializer(n.input(1)) && !g.is_initializer(n.input(0))) {
+      if (b.linear_layer(n, fused)) continue;
+    } else if (op == "MatMul" && !g.is_initializer(n.input(0)) && !g.is_initializer(n.input(1))) {
+      b.matmul(n, fused);
+      continue;
+    } else if (op == "Add" || op == "Sub" || op == "Mul") {
+      if (b.elementwise(n, fused)) continue;
+    } else if (op == "Relu" || op == "Clip") {
+      if (b.clip(n)) continue;
+    } else if (op == "AveragePool" || op == "GlobalAveragePool") {
+      if (b.average_pool(n)) continue;
+    } else if (op == "Concat") {
+      b.concat(n);
+      continue;
+    } else if (is_pass_through(g, n) && constant_inputs_after_first(g, n)) {
+      b.pass_through(n);
+      continue;
+    }
+    b.float_fallback(n);
+  }
+  b.finish_outputs();
+  return b.take_result();
+}
+
+bool is_quantized_op(const std::string& op_type) {
+  return one_of(op_type, {"QConv", "QConvTranspose", "QGemm", "QMatMul", "QAdd", "QSub", "QMul",
+                          "QClip", "QAveragePool", "QGlobalAveragePool", "QConcat", "Quantize",
+                          "Dequantize"});
+}
+
+std::vector<int64_t> requant_shifts(const Node& n, int64_t channels) {
+  auto it = n.attrs.find("shift");
+  if (it == n.attrs.end()) throw Error(fmt::format("{}: missing attribute 'shift'", n.describe()));
+  if (const int64_t* s = std::get_if<int64_t>(&it->second)) return std::vector<int64_t>(size_t(channels), *s);
+  const std::vector<int64_t> v = n.attr_ints("shift");
+  if (int64_t(v.size()) != channels) {
+    throw Error(fmt::format("{}: attribute 'shift' has {} entries for {} output channels", n.describe(),
+                            v.size(), channels));
+  }
+  return v;
+}
+
+void verify_quantized(const Graph& g) {
+  verify(g);
+  for (const Node& n : g.nodes) {
+    if (!is_quantized_op(n.op_type) || n.op_type == "Dequantize") continue;
+    const ValueInfo* out = g.info(n.outputs.at(0));
+    const int out_bits = int(n.attr_int(n.op_type == "Quantize" ? "bits" : "out_bits"));
+    if (out_bits < 1 || out_bits > 32) {
+      throw Error(fmt::format("{}: output width {} is not in 1..32", n.describe(), out_bits));
+    }
+    if (out == nullptr || !out->quant.quantized() || out->quant.bits != out_bits) {
+      throw Error(fmt::format("{}: output '{}' is not recorded as a {}-bit quantized value",
+                              n.describe(), n.outputs.at(0), out_bits));
+    }
+    if (n.op_type == "Quantize") continue;
+    const int64_t acc_bits = n.attr_int("acc_bits");
+    if (acc_bits != 16 && acc_bits != 32 && acc_bits != 64) {
+      throw Error(fmt::format("{}: acc_bits {} is not 16, 32 or 64", n.describe(), acc_bits));
+    }
+    const int64_t lo = n.attr_int("clip_min"), hi = n.attr_int("clip_max");
+    if (lo > hi) {
+      throw Error(fmt::format("{}: clip_min {} is above clip_max {}", n.describe(), lo, hi));
+    }
+    auto check_shift = [&](int64_t s, const char* what) {
+      if (s <= -acc_bits || s >= acc_bits) {
+        throw Error(fmt::format("{}: {} {} is outside -{}..{} (the accumulator width)", n.describe(),
+                                what, s, acc_bits - 1, acc_bits - 1));
+      }
+    };
+    const std::string key = n.op_type == "QConcat" ? "shifts" : "shift";
+    auto it = n.attrs.find(key);
+    if (it == n.attrs.end()) throw Error(fmt::format("{}: missing attribute '{}'", n.describe(), key));
+    if (const int64_t* s = std::get_if<int64_t>(&it->second)) {
+      check_shift(*s, "shift");
+    } else {
+      for (int64_t v : n.attr_ints(key)) check_shift(v, "shift");
+    }
+  }
+}
+
+}  // namespace tauvta::graph
