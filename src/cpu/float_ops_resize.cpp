@@ -45,7 +45,9 @@ std::vector<double> float_values(const Tensor& t) {
 ResizeSpec read_spec(const OpArgs& a, const Tensor& x) {
   ResizeSpec s;
   const int64_t r = x.rank();
-  const bool legacy = a.node.op_type == "Upsample" || a.opset < 11;  // asymmetric, floor
+  // Upsample and Resize-10 take (X, scales); Resize-11+ takes (X, roi, scales[, sizes]). The
+  // frontend rewrites the old forms into the new one, so the input count decides, not the opset.
+  const bool legacy = a.node.op_type == "Upsample" || a.num_inputs() == 2;  // asymmetric, floor
   s.mode = a.node.attr_string_or("mode", "nearest");
   if (s.mode == "bilinear" || s.mode == "trilinear") s.mode = "linear";  // Upsample-1 names
   if (s.mode != "nearest" && s.mode != "linear" && s.mode != "cubic") {
@@ -74,7 +76,7 @@ ResizeSpec read_spec(const OpArgs& a, const Tensor& x) {
   const Tensor* roi = nullptr;
   const Tensor* scales = nullptr;
   const Tensor* sizes = nullptr;
-  if (a.node.op_type == "Upsample" || a.opset < 11) {
+  if (legacy) {
     scales = a.opt(1);
   } else {
     roi = a.opt(1);
