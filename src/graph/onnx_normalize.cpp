@@ -236,14 +236,11 @@ void normalize_upsample(Node& n, int version, ImportContext& ctx) {
   if (ctx.opset >= 10) ctx.fail(n, fmt::format("operator Upsample is deprecated at opset {} (use Resize)", ctx.opset));
   const std::string mode = n.attr_string_or("mode", "nearest");
   expect_one_of(ctx, n, "mode", mode, {"nearest"});
-  std::string scales = n.input(1);
-  if (version < 9) {
-    if (!n.has_attr("scales")) ctx.fail(n, "missing attribute 'scales'");
-    const std::vector<float> s = n.attr_floats_or("scales", {});
-    scales = ctx.add_constant(n.name + "_scales", Tensor::from_floats({int64_t(s.size())}, s));
-  } else if (scales.empty()) {
-    ctx.fail(n, "missing input 1 (scales)");
-  }
+  // Upsample-7 (scales attribute) only occurs in opset 7 and 8 models, which the opset rule
+  // rejects because Upsample changed at 9.
+  (void)version;
+  const std::string scales = n.input(1);
+  if (scales.empty()) ctx.fail(n, "missing input 1 (scales)");
   n.op_type = "Resize";
   set_nearest_attrs(n, "asymmetric", "floor");
   n.inputs = {n.input(0), "", scales};

@@ -66,7 +66,7 @@ std::vector<OnnxOpSpec> make_specs() {
       {"Tanh", {1, 6, 13}, {}, 1, 1, 1, 1},
       {"Transpose", {1, 13}, {{"perm"}}, 1, 1, 1, 1},
       {"Unsqueeze", {1, 11, 13}, {{"axes", 1, 11}}, 1, 2, 1, 1},
-      {"Upsample", {7, 9}, {{"mode"}, {"scales", 7, 7}}, 1, 2, 1, 1},
+      {"Upsample", {7, 9}, {{"mode"}}, 2, 2, 1, 1},
   };
 }
 
