@@ -1,5 +1,6 @@
 #include "cpu/float_executor.h"
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -58,7 +59,7 @@ std::vector<Tensor> eval_float_node(const Node& node, const std::vector<const Te
   return run_kernel(node, inputs, opset);
 }
 
-TensorMap run_float(const Graph& g, const TensorMap& inputs, const NodeObserver& observer) {
+TensorMap run_float(const Graph& g, const TensorMap& inputs, const NodeObserver& observer, FloatRunStats* stats) {
   // Inputs: all given, nothing unknown, dtypes and known dimensions as the graph says.
   for (const auto& [name, t] : inputs) {
     if (std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end()) {
@@ -94,6 +95,7 @@ TensorMap run_float(const Graph& g, const TensorMap& inputs, const NodeObserver&
   const std::set<std::string> keep(g.outputs.begin(), g.outputs.end());
 
   std::unordered_map<std::string, Tensor> live;  // values computed by nodes and still needed
+  int64_t live_bytes = 0, peak_bytes = 0;
   std::vector<const Tensor*> args;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& node = g.nodes[i];
@@ -123,17 +125,24 @@ TensorMap run_float(const Graph& g, const TensorMap& inputs, const NodeObserver&
         throw Error(fmt::format("{}: output '{}' has shape {} but shape inference said {}", node.describe(), name,
                                 graph::shape_string(outs[k].shape()), graph::shape_string(vi->shape)));
       }
+      if (live.count(name)) throw Error(fmt::format("{}: output '{}' is produced twice", node.describe(), name));
+      live_bytes += int64_t(outs[k].byte_size());
       Tensor& slot = live[name] = std::move(outs[k]);
       available[name] = &slot;
       out_ptrs.push_back(&slot);
     }
+    peak_bytes = std::max(peak_bytes, live_bytes);
     if (observer) observer(node, out_ptrs);
     // Free what no later node reads (outputs nobody reads go too, unless graph outputs).
     auto release = [&](const std::string& v) {
       if (keep.count(v)) return;
       auto lu = last_use.find(v);
       if (lu != last_use.end() && lu->second > i) return;
-      if (live.erase(v)) available.erase(v);
+      auto it = live.find(v);
+      if (it == live.end()) return;
+      live_bytes -= int64_t(it->second.byte_size());
+      live.erase(it);
+      available.erase(v);
     };
     for (const std::string& in : node.inputs) {
       if (!in.empty()) release(in);
@@ -143,6 +152,10 @@ TensorMap run_float(const Graph& g, const TensorMap& inputs, const NodeObserver&
     }
   }
 
+  if (stats != nullptr) {
+    stats->nodes = int64_t(g.nodes.size());
+    stats->peak_live_bytes = peak_bytes;
+  }
   TensorMap result;
   for (const std::string& name : g.outputs) {
     auto it = available.find(name);
