@@ -160,7 +160,14 @@ TensorMap run_float(const Graph& g, const TensorMap& inputs, const NodeObserver&
   for (const std::string& name : g.outputs) {
     auto it = available.find(name);
     if (it == available.end()) throw Error(fmt::format("graph '{}': output '{}' was not produced", g.name, name));
-    result[name] = *it->second;
+    auto lv = live.find(name);
+    if (lv != live.end() && std::count(g.outputs.begin(), g.outputs.end(), name) == 1) {
+      result[name] = std::move(lv->second);  // computed here and listed once: no copy needed
+      live.erase(lv);
+      available.erase(name);
+    } else {
+      result[name] = *it->second;
+    }
   }
   return result;
 }

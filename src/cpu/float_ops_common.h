@@ -43,6 +43,15 @@ struct OpArgs {
   std::optional<double> scalar_attr_or_input(const std::string& attr, size_t input_index) const;
 };
 
+// A kernel's result list, built by moving (a braced list would copy every tensor).
+template <class... Ts>
+std::vector<Tensor> outputs(Ts&&... ts) {
+  std::vector<Tensor> v;
+  v.reserve(sizeof...(ts));
+  (v.push_back(std::forward<Ts>(ts)), ...);
+  return v;
+}
+
 // Axis in [-rank, rank) (or [-rank, rank] when `inclusive`) mapped to [0, rank]; throws naming the
 // node when out of range.
 int64_t normalize_axis(const OpArgs& a, int64_t axis, int64_t rank, const char* what = "axis",

@@ -61,7 +61,7 @@ std::vector<Tensor> op_Conv(const OpArgs& a) {
   const float* wd = w.data<float>();
   const float* bd = b ? b->data<float>() : nullptr;
   float* yd = y.data<float>();
-  if (P == 0) return {std::move(y)};
+  if (P == 0) return outputs(std::move(y));
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t gi = 0; gi < group; ++gi) {
       const float* src = xd + (n * C + gi * Cg) * T;
@@ -75,7 +75,7 @@ std::vector<Tensor> op_Conv(const OpArgs& a) {
       sgemm(Mg, P, K, 1.0f, wd + gi * Mg * K, K, false, colp, P, false, dst, P, true);
     }
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 std::vector<Tensor> op_ConvTranspose(const OpArgs& a) {
@@ -118,7 +118,7 @@ std::vector<Tensor> op_ConvTranspose(const OpArgs& a) {
       col2im(col.data(), Mg, g, dst);
     }
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 }  // namespace tauvta::cpu

@@ -81,7 +81,7 @@ std::vector<Tensor> arith(const OpArgs& a, Arith kind) {
       case Arith::kMul: binary_runs<T>(x, y, out, Wrap<T>::mul); break;
     }
   });
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 template <class F>
@@ -95,7 +95,7 @@ std::vector<Tensor> unary_float(const OpArgs& a, F f) {
     const int64_t n = x.size();
     for (int64_t i = 0; i < n; ++i) po[i] = T(f(px[i]));
   });
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 }  // namespace
@@ -111,9 +111,10 @@ std::vector<Tensor> op_Relu(const OpArgs& a) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* po = out.data<T>();
-    for (int64_t i = 0; i < x.size(); ++i) po[i] = px[i] > T(0) ? px[i] : T(0);
+    const int64_t n = x.size();
+    for (int64_t i = 0; i < n; ++i) po[i] = px[i] > T(0) ? px[i] : T(0);
   });
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 std::vector<Tensor> op_LeakyRelu(const OpArgs& a) {
@@ -152,7 +153,7 @@ std::vector<Tensor> op_PRelu(const OpArgs& a) {
     using T = decltype(tag);
     binary_runs<T>(x, slope, out, [](T v, T s) { return v < T(0) ? T(v * s) : v; });
   });
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 std::vector<Tensor> op_Clip(const OpArgs& a) {
@@ -168,9 +169,10 @@ std::vector<Tensor> op_Clip(const OpArgs& a) {
     const T* px = x.data<T>();
     T* po = out.data<T>();
     // min(max(x, lo), hi): when lo > hi every element becomes hi, as in ONNX's reference.
-    for (int64_t i = 0; i < x.size(); ++i) po[i] = std::min(std::max(px[i], tlo), thi);
+    const int64_t n = x.size();
+    for (int64_t i = 0; i < n; ++i) po[i] = std::min(std::max(px[i], tlo), thi);
   });
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 }  // namespace tauvta::cpu

@@ -46,7 +46,7 @@ std::vector<Tensor> op_Gemm(const OpArgs& a) {
     accumulate = true;
   }
   sgemm(M, N, K, alpha, A.data<float>(), A.shape()[1], ta, B.data<float>(), B.shape()[1], tb, y, N, accumulate);
-  return {std::move(Y)};
+  return outputs(std::move(Y));
 }
 
 std::vector<Tensor> op_MatMul(const OpArgs& a) {
@@ -72,12 +72,12 @@ std::vector<Tensor> op_MatMul(const OpArgs& a) {
   const float* pa = A.data<float>();
   const float* pb = B.data<float>();
   float* py = Y.data<float>();
-  if (Y.size() == 0) return {std::move(Y)};
+  if (Y.size() == 0) return outputs(std::move(Y));
   if (b_batch.empty() || graph::num_elements(b_batch) == 1) {
     // B is one matrix: a single GEMM with A's batch folded into its rows (the output batch has
     // exactly A's elements).
     sgemm(graph::num_elements(a_batch) * M, N, K, 1.0f, pa, K, false, pb, N, false, py, N, false);
-    return {std::move(Y)};
+    return outputs(std::move(Y));
   }
   // Per batch element: offsets from the broadcast of the batch shapes.
   const BroadcastPlan plan = plan_broadcast(batch, a_batch, b_batch);
@@ -87,7 +87,7 @@ std::vector<Tensor> op_MatMul(const OpArgs& a) {
             py + (oo + i) * M * N, N, false);
     }
   });
-  return {std::move(Y)};
+  return outputs(std::move(Y));
 }
 
 }  // namespace tauvta::cpu

@@ -111,7 +111,7 @@ std::vector<Tensor> op_Softmax(const OpArgs& a) {
       }
     }
   });
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 }  // namespace tauvta::cpu

@@ -112,8 +112,8 @@ std::vector<Tensor> op_MaxPool(const OpArgs& a) {
       if (pi) pi[o] = arg < 0 ? -1 : p * T + arg;
     });
   });
-  if (!want_indices) return {std::move(y)};
-  return {std::move(y), std::move(indices)};
+  if (!want_indices) return outputs(std::move(y));
+  return outputs(std::move(y), std::move(indices));
 }
 
 std::vector<Tensor> op_AveragePool(const OpArgs& a) {
@@ -139,7 +139,7 @@ std::vector<Tensor> op_AveragePool(const OpArgs& a) {
       py[o] = div > 0 ? T_(sum / double(div)) : T_(0);
     });
   });
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 namespace {
@@ -170,7 +170,7 @@ std::vector<Tensor> global_pool(const OpArgs& a) {
       }
     }
   });
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 }  // namespace

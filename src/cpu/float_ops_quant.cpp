@@ -55,7 +55,7 @@ std::vector<Tensor> op_QuantizeLinear(const OpArgs& a) {
     const float v = std::nearbyint(xs[i] / ss[c]) + float(zs[c]);  // ties to even (default rounding)
     out[i] = int64_t(std::clamp(v, lo, hi));
   }
-  return {Tensor::from_int64(out_t, x.shape(), out)};
+  return outputs(Tensor::from_int64(out_t, x.shape(), out));
 }
 
 std::vector<Tensor> op_DequantizeLinear(const OpArgs& a) {
@@ -79,7 +79,7 @@ std::vector<Tensor> op_DequantizeLinear(const OpArgs& a) {
     const size_t c = q.count == 1 ? 0 : size_t((int64_t(i) / q.inner) % q.count);
     py[i] = float(xs[i] - zs[c]) * ss[c];
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 }  // namespace tauvta::cpu

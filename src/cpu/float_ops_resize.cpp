@@ -201,7 +201,8 @@ Tensor resize_nearest(const Tensor& x, const ResizeSpec& s, const std::vector<Ax
   if (x.dtype() == DType::kFloat64) *fill.data<double>() = s.extrapolation;
   const std::vector<int64_t> in_strides = strides_of(x.shape());
   std::vector<int64_t> idx(r, 0);
-  for (int64_t o = 0; o < y.size(); ++o) {
+  const int64_t total = y.size();
+  for (int64_t o = 0; o < total; ++o) {
     int64_t off = 0;
     bool extrapolate = false;
     for (size_t i = 0; i < r; ++i) {
@@ -260,8 +261,8 @@ std::vector<Tensor> resize(const OpArgs& a) {
     if (x.shape()[i] == 0 && s.out[i] > 0) a.fail(fmt::format("cannot resize the empty axis {}", i));
     taps.push_back(axis_taps(s, i, x.shape()[i], s.out[i]));
   }
-  if (s.mode == "nearest") return {resize_nearest(x, s, taps)};
-  return {dispatch_floating(a, x.dtype(), [&](auto tag) { return resize_separable<decltype(tag)>(x, s, taps); })};
+  if (s.mode == "nearest") return outputs(resize_nearest(x, s, taps));
+  return outputs(dispatch_floating(a, x.dtype(), [&](auto tag) { return resize_separable<decltype(tag)>(x, s, taps); }));
 }
 
 }  // namespace

@@ -37,12 +37,12 @@ Tensor with_shape(const Tensor& x, Shape s) { return x.reshaped(std::move(s)); }
 
 }  // namespace
 
-std::vector<Tensor> op_Identity(const OpArgs& a) { return {a.in(0)}; }
+std::vector<Tensor> op_Identity(const OpArgs& a) { return outputs(Tensor(a.in(0))); }
 
 std::vector<Tensor> op_Flatten(const OpArgs& a) {
   const Tensor& x = a.in(0);
   const int64_t axis = normalize_axis(a, a.node.attr_int_or("axis", 1), x.rank(), "axis", true);
-  return {with_shape(x, {product(x.shape(), 0, size_t(axis)), product(x.shape(), size_t(axis), x.shape().size())})};
+  return outputs(with_shape(x, {product(x.shape(), 0, size_t(axis)), product(x.shape(), size_t(axis), x.shape().size())}));
 }
 
 std::vector<Tensor> op_Reshape(const OpArgs& a) {
@@ -81,7 +81,7 @@ std::vector<Tensor> op_Reshape(const OpArgs& a) {
     a.fail(fmt::format("cannot reshape {} ({} elements) to {} (resolved {})", graph::shape_string(x.shape()),
                        x.size(), dims_string(*spec), graph::shape_string(out)));
   }
-  return {with_shape(x, out)};
+  return outputs(with_shape(x, out));
 }
 
 std::vector<Tensor> op_Squeeze(const OpArgs& a) {
@@ -106,7 +106,7 @@ std::vector<Tensor> op_Squeeze(const OpArgs& a) {
   for (int64_t i = 0; i < x.rank(); ++i) {
     if (!drop.count(i)) out.push_back(x.shape()[size_t(i)]);
   }
-  return {with_shape(x, out)};
+  return outputs(with_shape(x, out));
 }
 
 std::vector<Tensor> op_Unsqueeze(const OpArgs& a) {
@@ -123,7 +123,7 @@ std::vector<Tensor> op_Unsqueeze(const OpArgs& a) {
   Shape out;
   size_t src = 0;
   for (int64_t i = 0; i < r; ++i) out.push_back(insert.count(i) ? 1 : x.shape()[src++]);
-  return {with_shape(x, out)};
+  return outputs(with_shape(x, out));
 }
 
 std::vector<Tensor> op_Dropout(const OpArgs& a) {
@@ -142,7 +142,7 @@ std::vector<Tensor> op_Dropout(const OpArgs& a) {
                        "supported (inference, or ratio 0, only)",
                        ratio));
   }
-  std::vector<Tensor> out{x};
+  std::vector<Tensor> out = outputs(Tensor(x));
   if (a.node.outputs.size() > 1 && !a.node.outputs[1].empty()) {
     Tensor mask(DType::kBool, x.shape());
     std::fill(mask.raw(), mask.raw() + mask.byte_size(), uint8_t(1));
@@ -160,26 +160,26 @@ std::vector<Tensor> op_Shape(const OpArgs& a) {
   std::vector<int64_t> dims;
   for (int64_t i = start; i < end; ++i) dims.push_back(x.shape()[size_t(i)]);
   const int64_t n = int64_t(dims.size());
-  return {Tensor::from_int64(DType::kInt64, {n}, dims)};
+  return outputs(Tensor::from_int64(DType::kInt64, {n}, dims));
 }
 
 std::vector<Tensor> op_Cast(const OpArgs& a) {
   const DType to = dtype_from_onnx(a, a.node.attr_int("to"));
-  return {a.in(0).cast(to)};
+  return outputs(a.in(0).cast(to));
 }
 
 std::vector<Tensor> op_Constant(const OpArgs& a) {
   const Node& n = a.node;
-  if (n.has_attr("value")) return {n.attr_tensor("value")};
-  if (n.has_attr("value_float")) return {Tensor::scalar_float(n.attr_float("value_float"))};
+  if (n.has_attr("value")) return outputs(Tensor(n.attr_tensor("value")));
+  if (n.has_attr("value_float")) return outputs(Tensor::scalar_float(n.attr_float("value_float")));
   if (n.has_attr("value_floats")) {
     const std::vector<float> v = n.attr_floats_or("value_floats", {});
-    return {Tensor::from_floats({int64_t(v.size())}, v)};
+    return outputs(Tensor::from_floats({int64_t(v.size())}, v));
   }
-  if (n.has_attr("value_int")) return {Tensor::from_int64(DType::kInt64, {}, {n.attr_int("value_int")})};
+  if (n.has_attr("value_int")) return outputs(Tensor::from_int64(DType::kInt64, {}, {n.attr_int("value_int")}));
   if (n.has_attr("value_ints")) {
     const std::vector<int64_t> v = n.attr_ints("value_ints");
-    return {Tensor::from_int64(DType::kInt64, {int64_t(v.size())}, v)};
+    return outputs(Tensor::from_int64(DType::kInt64, {int64_t(v.size())}, v));
   }
   a.fail("has none of the supported value attributes (value, value_float(s), value_int(s))");
 }

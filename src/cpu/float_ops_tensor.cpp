@@ -85,7 +85,7 @@ std::vector<Tensor> op_Transpose(const OpArgs& a) {
   }
   Tensor out(x.dtype(), out_shape);
   strided_copy(graph::dtype_size(x.dtype()), out_shape, x.raw(), 0, src_strides, out.raw());
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 std::vector<Tensor> op_Concat(const OpArgs& a) {
@@ -119,7 +119,7 @@ std::vector<Tensor> op_Concat(const OpArgs& a) {
     }
     col += row;
   }
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 std::vector<Tensor> op_Gather(const OpArgs& a) {
@@ -151,7 +151,7 @@ std::vector<Tensor> op_Gather(const OpArgs& a) {
       dst += inner;
     }
   }
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 std::vector<Tensor> op_Slice(const OpArgs& a) {
@@ -203,7 +203,7 @@ std::vector<Tensor> op_Slice(const OpArgs& a) {
   }
   Tensor out(x.dtype(), out_shape);
   if (out.size() > 0) strided_copy(graph::dtype_size(x.dtype()), out_shape, x.raw(), offset, src_strides, out.raw());
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 std::vector<Tensor> op_Pad(const OpArgs& a) {
@@ -266,7 +266,7 @@ std::vector<Tensor> op_Pad(const OpArgs& a) {
     if (x.dtype() == DType::kFloat64) *c.data<double>() = v;
     std::memcpy(fill.data(), c.raw(), elem);
   }
-  if (out.size() == 0) return {std::move(out)};
+  if (out.size() == 0) return outputs(std::move(out));
   const std::vector<int64_t> in_strides = strides_of(x.shape());
   // Walk output rows (all axes but the last) and copy each element through the index maps.
   const int64_t rows = r == 0 ? 1 : out.size() / out_shape[size_t(r - 1)];
@@ -291,7 +291,7 @@ std::vector<Tensor> op_Pad(const OpArgs& a) {
       std::memcpy(dst + o * elem, from, elem);
     }
   }
-  return {std::move(out)};
+  return outputs(std::move(out));
 }
 
 }  // namespace tauvta::cpu
