@@ -1,0 +1,92 @@
+// tauvta accuracy: top-1 accuracy of a classifier on labelled IDX images, on the float reference
+// or the quantized integer reference, with a progress bar on stderr and an optional JSON report
+// holding the accuracy, the fully resolved config and the quantization settings.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_io.h"
+#include "cli/commands.h"
+#include "cli/model_args.h"
+#include "common/error.h"
+#include "io/tensor_files.h"
+#include "model/accuracy.h"
+
+namespace tauvta::cli {
+namespace {
+
+struct AccuracyArgs {
+  ModelArgs model;
+  std::string images, labels, report;
+  int64_t limit = -1;
+  int64_t batch = 100;
+  int threads = 0;
+  bool use_float = false, use_int = false, quiet = false;
+};
+
+void progress_bar(int64_t done, int64_t total) {
+  constexpr int kWidth = 40;
+  const int filled = total > 0 ? int(kWidth * done / total) : kWidth;
+  std::cerr << fmt::format("\r[{}{}] {}/{} images", std::string(size_t(filled), '#'),
+                           std::string(size_t(kWidth - filled), '.'), done, total)
+            << (done == total ? "\n" : "") << std::flush;
+}
+
+void run_accuracy(const AccuracyArgs& a) {
+  if (a.use_float == a.use_int) throw Error("accuracy: pass exactly one of --float and --int");
+  if (!a.report.empty() && !a.model.force && std::filesystem::exists(a.report)) {
+    throw Error(fmt::format("{}: file exists; pass --force to overwrite it", a.report));
+  }
+  const graph::Tensor images = io::read_idx(a.images);
+  const graph::Tensor labels = io::read_idx(a.labels);
+  model::LoadOptions o = load_options(a.model, a.use_int);
+  const model::LoadedModel m = load_for_cli(a.model, o);
+
+  model::AccuracyOptions ao;
+  ao.limit = a.limit;
+  ao.batch = a.batch;
+  ao.integer = a.use_int;
+  ao.int_options.threads = a.threads;
+  if (!a.quiet) ao.progress = progress_bar;
+  const model::AccuracyResult r = model::evaluate_accuracy(m.graph(), images, labels, ao);
+
+  std::cout << fmt::format("top-1 accuracy {:.4f} ({}/{} images), {} reference{}, {:.1f} s ({:.0f} images/s)\n",
+                           r.accuracy, r.correct, r.images, a.use_int ? "integer" : "float",
+                           a.use_int ? " for " + o.config.name() : std::string(), r.seconds,
+                           r.seconds > 0 ? double(r.images) / r.seconds : 0.0);
+  if (!a.report.empty()) {
+    nlohmann::json j = model_report(a.model, o, m);
+    j["mode"] = a.use_int ? "int" : "float";
+    j["images"] = a.images;
+    j["labels"] = a.labels;
+    j["evaluated"] = r.images;
+    j["correct"] = r.correct;
+    j["accuracy"] = r.accuracy;
+    j["inference_seconds"] = r.seconds;
+    write_text(a.report, j.dump(2) + "\n", a.model.force);
+  }
+}
+
+}  // namespace
+
+void add_accuracy_command(CLI::App& app) {
+  auto args = std::make_shared<AccuracyArgs>();
+  CLI::App* cmd = app.add_subcommand("accuracy", "Top-1 accuracy of a classifier on labelled IDX images");
+  add_model_args(cmd, args->model);
+  cmd->add_option("--images", args->images, "IDX image file (pixels are fed as value / 255)")->required();
+  cmd->add_option("--labels", args->labels, "IDX label file")->required();
+  cmd->add_option("--limit", args->limit, "Evaluate the first N images only");
+  cmd->add_flag("--float", args->use_float, "Run the float reference");
+  cmd->add_flag("--int", args->use_int, "Quantize to the config's widths and run the integer reference");
+  cmd->add_option("--batch", args->batch, "Images per run (default 100)");
+  cmd->add_option("--threads", args->threads, "Integer reference worker threads (default: all)");
+  cmd->add_option("--report", args->report, "Write accuracy, config and quantization settings as JSON");
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar");
+  cmd->callback([args] { run_accuracy(*args); });
+}
+
+static const CommandRegistrar kAccuracyRegistrar("accuracy", add_accuracy_command);
+
+}  // namespace tauvta::cli

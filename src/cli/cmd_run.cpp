@@ -1,0 +1,143 @@
+// tauvta run: a model on the float reference or, quantized to the config's widths, on the integer
+// reference; every output goes to DIR/<name>.npy. --compare-float runs both and prints per output
+// the largest error, cosine similarity and top-1 agreement, and per layer the quantization error.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_io.h"
+#include "cli/commands.h"
+#include "cli/model_args.h"
+#include "common/error.h"
+#include "cpu/int_executor.h"
+#include "io/tensor_files.h"
+#include "model/compare.h"
+
+namespace tauvta::cli {
+namespace {
+
+struct RunArgs {
+  ModelArgs model;
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  bool use_float = false, use_int = false, compare = false;
+  int threads = 0;
+};
+
+// Output file name for a value: characters outside [A-Za-z0-9._-] become '_'.
+std::string file_name_for(const std::string& value) {
+  std::string s = value;
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') ch = '_';
+  }
+  return s + ".npy";
+}
+
+cpu::TensorMap read_inputs(const std::vector<std::string>& specs, const graph::Graph& g) {
+  cpu::TensorMap in;
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.find('=');
+    std::string name, file;
+    if (eq == std::string::npos) {
+      if (g.inputs.size() != 1) {
+        throw Error(fmt::format("--input '{}': the model has {} inputs; write NAME=FILE", spec, g.inputs.size()));
+      }
+      name = g.inputs[0];
+      file = spec;
+    } else {
+      name = spec.substr(0, eq);
+      file = spec.substr(eq + 1);
+    }
+    if (std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end()) {
+      throw Error(fmt::format("--input '{}': the model has no input '{}' (inputs: {})", spec, name,
+                              fmt::join(g.inputs, ", ")));
+    }
+    graph::Tensor t = io::read_npy(file);
+    const graph::ValueInfo* vi = g.info(name);
+    if (vi != nullptr) {
+      if (t.dtype() != vi->dtype) t = t.cast(vi->dtype);
+      if (vi->known_shape && t.rank() + 1 == int64_t(vi->shape.size())) {  // one sample: add the batch
+        graph::Shape s = t.shape();
+        s.insert(s.begin(), 1);
+        t = t.reshaped(s);
+      }
+    }
+    in[name] = std::move(t);
+  }
+  for (const std::string& i : g.inputs) {
+    if (!in.count(i)) throw Error(fmt::format("input '{}' is not given; pass --input {}=FILE.npy", i, i));
+  }
+  return in;
+}
+
+std::string describe(const graph::Tensor& t) {
+  std::string s = fmt::format("{}{}", graph::dtype_name(t.dtype()), graph::shape_string(t.shape()));
+  if (t.size() == 0) return s;
+  const std::vector<float> v = t.to_float();
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  s += fmt::format("  min {:.6g}  max {:.6g}", *lo, *hi);
+  if (t.rank() >= 1 && t.shape().back() > 1 && t.size() / t.shape().back() == 1) {
+    s += fmt::format("  argmax {}", std::max_element(v.begin(), v.end()) - v.begin());
+  }
+  return s;
+}
+
+void run_run(const RunArgs& a) {
+  if (a.use_float == a.use_int) throw Error("run: pass exactly one of --float and --int");
+  if (a.compare && !a.use_int) throw Error("run: --compare-float compares the integer reference; add --int");
+  model::LoadOptions o = load_options(a.model, a.use_int);
+  const model::LoadedModel m = load_for_cli(a.model, o);
+  const cpu::TensorMap inputs = read_inputs(a.inputs, m.float_graph);
+  if (!a.output_dir.empty()) {
+    std::filesystem::create_directories(a.output_dir);
+    for (const std::string& out : m.graph().outputs) {
+      const auto path = std::filesystem::path(a.output_dir) / file_name_for(out);
+      if (!a.model.force && std::filesystem::exists(path)) {
+        throw Error(fmt::format("{}: file exists; pass --force to overwrite it", path.string()));
+      }
+    }
+  }
+  cpu::IntRunOptions io_opts;
+  io_opts.threads = a.threads;
+  cpu::TensorMap outputs;
+  if (a.compare) {
+    cpu::TensorMap float_outputs;
+    const model::Comparison c = model::compare_with_float(m, inputs, float_outputs, outputs, io_opts);
+    std::cout << model::format_comparison(c) << "\n";
+  } else if (a.use_int) {
+    outputs = cpu::run_int(m.graph(), inputs, {}, io_opts);
+  } else {
+    outputs = cpu::run_float(m.graph(), inputs);
+  }
+  std::cout << fmt::format("{} reference{}\n", a.use_int ? "integer" : "float",
+                           a.use_int ? " for " + o.config.name() : std::string());
+  for (const std::string& name : m.graph().outputs) {
+    const graph::Tensor& t = outputs.at(name);
+    std::cout << fmt::format("output {}: {}\n", name, describe(t));
+    if (!a.output_dir.empty()) {
+      io::write_npy(std::filesystem::path(a.output_dir) / file_name_for(name), t, a.model.force);
+    }
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a model on the float or the quantized integer reference");
+  add_model_args(cmd, args->model);
+  cmd->add_flag("--float", args->use_float, "Run the float reference");
+  cmd->add_flag("--int", args->use_int, "Quantize to the config's widths and run the integer reference");
+  cmd->add_option("--input", args->inputs, "NAME=FILE.npy (or FILE.npy for a one-input model); repeatable");
+  cmd->add_option("--output-dir", args->output_dir, "Write every output as DIR/<name>.npy");
+  cmd->add_flag("--compare-float", args->compare,
+                "Also run the float reference; print per-output and per-layer quantization error");
+  cmd->add_option("--threads", args->threads, "Integer reference worker threads (default: all)");
+  cmd->callback([args] { run_run(*args); });
+}
+
+static const CommandRegistrar kRunRegistrar("run", add_run_command);
+
+}  // namespace tauvta::cli

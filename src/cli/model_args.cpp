@@ -1,0 +1,65 @@
+#include "cli/model_args.h"
+
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_io.h"
+#include "graph/quantize.h"
+
+namespace tauvta::cli {
+
+void add_model_args(CLI::App* cmd, ModelArgs& a) {
+  cmd->add_option("model", a.model, "ONNX model file")->required();
+  cmd->add_option("--config", a.config, "Hardware config JSON whose widths --int targets (default: built-in pynq)");
+  cmd->add_option("--calibrate", a.calibrate,
+                  "Calibration data: a directory of .npy files, a .npy file or an IDX image file "
+                  "(default: synthetic inputs, with a warning)");
+  cmd->add_option("--calib-stat", a.calib_stat, "Activation binary points from: max, percentile or mse")
+      ->check(CLI::IsMember({"max", "percentile", "mse"}));
+  cmd->add_option("--percentile", a.percentile, "Percentile of |x| for --calib-stat percentile (default 99.99)");
+  cmd->add_option("--weight-stat", a.weight_stat, "Weight binary points from: max or mse (default mse)")
+      ->check(CLI::IsMember({"max", "mse"}));
+  cmd->add_flag("--per-channel", a.per_channel, "One weight binary point (and shift) per output channel");
+  cmd->add_option("--calib-samples", a.calib_samples, "Calibration samples used at most (default 512)");
+  cmd->add_option("--dump-passes", a.dump_passes, "Write the graph after each pass to DIR/NN-<pass>.txt");
+  cmd->add_flag("--force", a.force, "Overwrite existing output files");
+}
+
+model::LoadOptions load_options(const ModelArgs& a, bool quantize) {
+  model::LoadOptions o;
+  o.quantize = quantize;
+  o.config = load_config(a.config);
+  o.calibrate = a.calibrate;
+  o.calib_stat = graph::parse_calib_statistic(a.calib_stat);
+  o.percentile = a.percentile;
+  o.weight_stat = graph::parse_calib_statistic(a.weight_stat);
+  o.per_channel = a.per_channel;
+  o.calib_samples = a.calib_samples;
+  o.dump_dir = a.dump_passes;
+  o.force = a.force;
+  o.progress = [](const std::string& line) { std::cerr << "\r" << line << std::flush; };
+  return o;
+}
+
+model::LoadedModel load_for_cli(const ModelArgs& a, const model::LoadOptions& o) {
+  model::LoadedModel m = model::load_model(a.model, o);
+  if (m.quantized) std::cerr << "\n";
+  for (const std::string& w : m.warnings) std::cerr << "warning: " << w << "\n";
+  return m;
+}
+
+nlohmann::json model_report(const ModelArgs& a, const model::LoadOptions& o, const model::LoadedModel& m) {
+  nlohmann::json j;
+  j["model"] = a.model;
+  j["config"] = o.config.to_json();
+  j["config_name"] = o.config.name();
+  nlohmann::json passes = nlohmann::json::array();
+  for (const model::PassTiming& t : m.timings) passes.push_back({{"pass", t.pass}, {"seconds", t.seconds}});
+  j["passes"] = passes;
+  if (m.quantized) j["quantization"] = model::quantization_settings(o, m);
+  return j;
+}
+
+}  // namespace tauvta::cli

@@ -1,0 +1,39 @@
+// The options `tauvta run` and `tauvta accuracy` share: the model, the hardware config whose
+// widths quantization targets, calibration data and statistic, per-channel weights, pass dumps.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json_fwd.hpp>
+
+#include "model/pipeline.h"
+
+namespace tauvta::cli {
+
+struct ModelArgs {
+  std::string model;
+  std::string config;
+  std::string calibrate;
+  std::string calib_stat = "max";
+  double percentile = 99.99;
+  std::string weight_stat = "mse";
+  bool per_channel = false;
+  int64_t calib_samples = 512;
+  std::string dump_passes;
+  bool force = false;
+};
+
+void add_model_args(CLI::App* cmd, ModelArgs& a);
+
+// The pipeline options these arguments ask for (quantizing when `quantize`).
+model::LoadOptions load_options(const ModelArgs& a, bool quantize);
+
+// Loads the model, printing progress and every warning ("warning: ...") to stderr.
+model::LoadedModel load_for_cli(const ModelArgs& a, const model::LoadOptions& o);
+
+// Report fields both commands write: model, config (fully resolved), pass times, quantization.
+nlohmann::json model_report(const ModelArgs& a, const model::LoadOptions& o, const model::LoadedModel& m);
+
+}  // namespace tauvta::cli

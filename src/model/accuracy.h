@@ -1,0 +1,37 @@
+// Top-1 accuracy of a classifier graph (float or quantized) over labelled IDX images, batch by
+// batch, with a progress callback.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "cpu/int_executor.h"
+#include "graph/graph.h"
+#include "graph/tensor.h"
+
+namespace tauvta::model {
+
+struct AccuracyOptions {
+  int64_t limit = -1;  // first N images; < 0: all
+  int64_t batch = 100;
+  bool integer = false;  // the graph is quantized: run the integer reference
+  cpu::IntRunOptions int_options;
+  std::function<void(int64_t done, int64_t total)> progress;
+};
+
+struct AccuracyResult {
+  int64_t images = 0;
+  int64_t correct = 0;
+  double accuracy = 0;  // correct / images
+  double seconds = 0;   // inference only
+};
+
+// images: IDX uint8 [N, rows, cols] (fed as pixels / 255, NCHW); labels: uint8 [N]. The class is
+// the argmax over the last axis of the graph's first output.
+AccuracyResult evaluate_accuracy(const graph::Graph& g, const graph::Tensor& images, const graph::Tensor& labels,
+                                 const AccuracyOptions& options);
+
+// Index of the largest value in each row of a [rows, classes] view of `t` (the last axis).
+std::vector<int64_t> argmax_rows(const graph::Tensor& t);
+
+}  // namespace tauvta::model

@@ -1,0 +1,151 @@
+#include "model/pipeline.h"
+
+#include <chrono>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "cpu/calibration.h"
+#include "cpu/float_executor.h"
+#include "graph/onnx_import.h"
+#include "graph/passes.h"
+#include "graph/shape_inference.h"
+#include "model/samples.h"
+
+namespace tauvta::model {
+
+namespace {
+
+// Makes the batch dimension of the graph's inputs (and of every value whose declared shape
+// starts with the same size, outputs included) `batch`, or unknown when batch is 0, so that the
+// references run any batch size even when the exporter fixed it to 1.
+graph::Graph set_batch(graph::Graph g, int64_t batch) {
+  std::set<int64_t> old;
+  for (const std::string& i : g.inputs) {
+    graph::ValueInfo& v = g.info_mut(i);
+    if (v.known_shape && !v.shape.empty()) {
+      old.insert(v.shape[0]);
+      v.shape[0] = batch > 0 ? batch : -1;
+    }
+  }
+  const std::set<std::string> inputs(g.inputs.begin(), g.inputs.end());
+  for (auto& [name, v] : g.values) {
+    if (inputs.count(name) || !v.known_shape || v.shape.empty()) continue;
+    if (old.count(v.shape[0])) v.shape[0] = -1;  // re-inferred from the inputs
+  }
+  return g;
+}
+
+class PassRunner {
+ public:
+  PassRunner(const LoadOptions& o, LoadedModel& m) : o_(o), m_(m) {
+    if (!o.dump_dir.empty()) std::filesystem::create_directories(o.dump_dir);
+  }
+
+  template <class F>
+  graph::Graph run(const std::string& name, F&& pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    graph::Graph g = pass();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m_.timings.push_back({name, s});
+    dump(name, g);
+    return g;
+  }
+
+  void dump(const std::string& name, const graph::Graph& g) {
+    if (o_.dump_dir.empty()) return;
+    const auto path = o_.dump_dir / fmt::format("{:02d}-{}.txt", ++count_, name);
+    if (!o_.force && std::filesystem::exists(path)) {
+      throw Error(fmt::format("{}: file exists; pass --force to overwrite it", path.string()));
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << graph::print_graph(g);
+    if (!out) throw Error(fmt::format("{}: cannot write", path.string()));
+  }
+
+  void time(const std::string& name, double seconds) { m_.timings.push_back({name, seconds}); }
+
+ private:
+  const LoadOptions& o_;
+  LoadedModel& m_;
+  int count_ = 0;
+};
+
+}  // namespace
+
+LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) {
+  LoadedModel m;
+  PassRunner p(o, m);
+  graph::Graph g = p.run("import", [&] { return set_batch(graph::import_onnx(path), o.batch); });
+  g = p.run("shape_inference", [&] { return graph::infer_shapes(g); });
+  g = p.run("fold_constants", [&] { return graph::fold_constants(g, cpu::eval_float_node); });
+  g = p.run("fold_batch_norm", [&] { return graph::fold_batch_norm(g); });
+  g = p.run("remove_dead_nodes", [&] { return graph::remove_dead_nodes(g); });
+  m.float_graph = std::move(g);
+  if (!o.quantize) return m;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const SampleSet samples = load_samples(m.float_graph, o.calibrate, o.calib_samples, o.calib_batch);
+  m.warnings.insert(m.warnings.end(), samples.warnings.begin(), samples.warnings.end());
+  m.calib_samples = samples.samples;
+  m.calib_source = samples.source;
+  const graph::CalibrationStats stats =
+      cpu::calibrate(m.float_graph, samples.batches, [&](int64_t done, int64_t total) {
+        if (o.progress) o.progress(fmt::format("calibrating: batch {}/{}", done, total));
+      });
+  p.time("calibrate", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+
+  graph::QuantizeOptions q;
+  q.act_bits = o.config.inp_width();
+  q.wgt_bits = o.config.wgt_width();
+  q.acc_bits = o.config.acc_width();
+  q.act_stat = o.calib_stat;
+  q.percentile = o.percentile;
+  q.wgt_stat = o.weight_stat;
+  q.per_channel = o.per_channel;
+  const auto t1 = std::chrono::steady_clock::now();
+  m.quant = graph::quantize(m.float_graph, stats, q);
+  p.time("quantize", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+  p.dump("quantize", m.quant.graph);
+  graph::verify_quantized(m.quant.graph);
+  m.warnings.insert(m.warnings.end(), m.quant.warnings.begin(), m.quant.warnings.end());
+  m.quantized = true;
+  return m;
+}
+
+nlohmann::json quantization_settings(const LoadOptions& o, const LoadedModel& m) {
+  nlohmann::json j;
+  j["activation_bits"] = o.config.inp_width();
+  j["weight_bits"] = o.config.wgt_width();
+  j["accumulator_bits"] = o.config.acc_width();
+  j["calibration_statistic"] = graph::calib_statistic_name(o.calib_stat);
+  if (o.calib_stat == graph::CalibStatistic::kPercentile) j["percentile"] = o.percentile;
+  j["weight_statistic"] = graph::calib_statistic_name(o.weight_stat);
+  j["per_channel_weights"] = o.per_channel;
+  j["calibration_source"] = m.calib_source;
+  j["calibration_samples"] = m.calib_samples;
+  j["rounding"] = "requantize: add 2^(shift-1), arithmetic shift right, clip (round half up); "
+                  "float to fixed: nearest, ties to even";
+  nlohmann::json layers = nlohmann::json::array();
+  for (const graph::QuantLayer& l : m.quant.layers) {
+    layers.push_back({{"node", l.node},
+                      {"op", l.op_type},
+                      {"output", l.output},
+                      {"in_frac", l.in_frac},
+                      {"weight_frac", l.wgt_frac},
+                      {"out_frac", l.out_frac},
+                      {"shift", l.shifts},
+                      {"clip_min", l.clip_min},
+                      {"clip_max", l.clip_max},
+                      {"worst_case_accumulator", l.worst_case_acc}});
+  }
+  j["layers"] = layers;
+  j["cpu_fallbacks"] = m.quant.cpu_fallbacks;
+  j["warnings"] = m.warnings;
+  return j;
+}
+
+}  // namespace tauvta::model

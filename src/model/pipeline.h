@@ -1,0 +1,65 @@
+// The model pipeline: one linear list of passes from an .onnx file to the graph the references
+// run. import -> shape inference -> constant folding -> batch-norm folding -> dead-node removal,
+// then optionally calibrate (float reference over sample inputs) -> quantize. With a dump
+// directory, print_graph() of the graph after each pass goes to DIR/NN-<pass>.txt.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "graph/graph.h"
+#include "graph/quantize.h"
+#include "hw/hw_config.h"
+
+namespace tauvta::model {
+
+struct LoadOptions {
+  // > 0: the batch size every graph input's first dimension is set to (also when the file
+  // fixes it to 1, as exporters often do). 0: keep the file's shapes (unknown batch -> 1).
+  int64_t batch = 0;
+  bool quantize = false;
+  hw::HwConfig config;  // activation, weight and accumulator widths
+  // Calibration data: a directory of .npy files, one .npy file, an IDX image file (pixels / 255,
+  // NCHW), or empty for synthetic N(0, 1) inputs (with a warning).
+  std::filesystem::path calibrate;
+  int64_t calib_samples = 512;  // at most this many samples
+  int64_t calib_batch = 64;     // samples per float run
+  graph::CalibStatistic calib_stat = graph::CalibStatistic::kMax;
+  double percentile = 99.99;
+  graph::CalibStatistic weight_stat = graph::CalibStatistic::kMse;
+  bool per_channel = false;
+  std::filesystem::path dump_dir;  // empty: no dumps
+  bool force = false;              // overwrite existing dump files
+  // Progress lines ("calibrating: 3/8 batches"); may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+struct PassTiming {
+  std::string pass;
+  double seconds = 0;
+};
+
+struct LoadedModel {
+  graph::Graph float_graph;  // after dead-node removal: what the float reference runs
+  bool quantized = false;
+  graph::QuantizeResult quant;  // quant.graph: what the integer reference runs (when quantized)
+  std::vector<std::string> warnings;  // calibration source, accumulator overflow risks, ...
+  std::vector<PassTiming> timings;
+  int64_t calib_samples = 0;  // samples calibration saw
+  std::string calib_source;   // what they were ("synthetic", a path)
+
+  const graph::Graph& graph() const { return quantized ? quant.graph : float_graph; }
+};
+
+LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& options);
+
+// The fully resolved quantization settings (widths, statistic, calibration source, per-layer
+// shifts and clip bounds) as JSON, for reports.
+nlohmann::json quantization_settings(const LoadOptions& options, const LoadedModel& m);
+
+}  // namespace tauvta::model
