@@ -151,7 +151,9 @@ std::string QuantBuilder::float_input(const std::string& v) {
   if (it == int_of_.end()) {
     throw InternalError(fmt::format("quantize: value '{}' is used before it is produced", v));
   }
-  const std::string name = fresh(v + "_dq");
+  // A graph output's float version is the output itself (one Dequantize serves both).
+  const bool is_output = std::count(src_.outputs.begin(), src_.outputs.end(), v) != 0;
+  const std::string name = is_output ? v : fresh(v + "_dq");
   Node d;
   d.name = fresh(v + "_dequantize");
   d.op_type = "Dequantize";
