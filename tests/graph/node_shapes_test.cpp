@@ -93,57 +93,43 @@ onnx::TensorProto load_tensor(const fs::path& p) {
   return t;
 }
 
-// Node tests whose operators are all in the frontend's list.
-std::vector<std::string> listed_operator_tests() {
+// Tests under `dir` whose operators are all in the frontend's list (names relative to `dir`'s
+// parent when `with_suite`).
+std::vector<std::string> listed_operator_tests(const fs::path& dir, bool with_suite) {
   std::vector<std::string> names;
-  if (!fs::is_directory(kNodeDir)) return names;
+  if (!fs::is_directory(dir)) return names;
   const std::vector<std::string> ops = supported_onnx_operators();
-  for (const auto& entry : fs::directory_iterator(kNodeDir)) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
     if (!fs::exists(entry.path() / "model.onnx")) continue;
     const onnx::ModelProto m = load_model(entry.path() / "model.onnx");
     const bool listed = std::all_of(m.graph().node().begin(), m.graph().node().end(), [&](const onnx::NodeProto& n) {
       return std::find(ops.begin(), ops.end(), n.op_type()) != ops.end();
     });
-    if (listed && m.graph().node_size() > 0) names.push_back(entry.path().filename().string());
+    if (!listed || m.graph().node_size() == 0) continue;
+    names.push_back(with_suite ? (dir.filename() / entry.path().filename()).string() : entry.path().filename().string());
   }
   std::sort(names.begin(), names.end());
   return names;
 }
 
 const std::vector<std::string>& test_names() {
-  static const std::vector<std::string> names = listed_operator_tests();
+  static const std::vector<std::string> names = listed_operator_tests(kNodeDir, false);
   return names;
 }
 
-TEST(NodeModelShapes, CoverTheListedOperators) {
-  // Guards against a silently empty parameter list (missing data, broken filter).
-  ASSERT_GE(test_names().size(), 240u) << "libonnx-testdata missing under " << kNodeDir;
-  std::set<std::string> seen_ops;
-  for (const std::string& name : test_names()) {
-    const onnx::ModelProto m = load_model(kNodeDir / name / "model.onnx");
-    for (const auto& n : m.graph().node()) seen_ops.insert(n.op_type());
-  }
-  for (const std::string& op : supported_onnx_operators()) EXPECT_TRUE(seen_ops.count(op)) << op;
-  for (const auto& [name, message] : kRejected) {
-    EXPECT_TRUE(std::find(test_names().begin(), test_names().end(), name) != test_names().end()) << name;
-  }
+// ONNX's models converted from PyTorch modules (pytorch-converted, pytorch-operator).
+const std::vector<std::string>& pytorch_test_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = listed_operator_tests(kNodeDir.parent_path() / "pytorch-converted", true);
+    for (std::string& n : listed_operator_tests(kNodeDir.parent_path() / "pytorch-operator", true)) all.push_back(n);
+    return all;
+  }();
+  return names;
 }
 
-class NodeModelShapes : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(NodeModelShapes, InferredOutputsMatchReference) {
-  const fs::path dir = kNodeDir / GetParam();
-  const auto rejected = kRejected.find(GetParam());
-  if (rejected != kRejected.end()) {
-    try {
-      import_onnx(dir / "model.onnx");
-      FAIL() << "expected the import to fail with: " << rejected->second;
-    } catch (const Error& e) {
-      EXPECT_THAT(e.what(), ::testing::HasSubstr(rejected->second));
-      EXPECT_THAT(e.what(), ::testing::HasSubstr((dir / "model.onnx").string()));
-    }
-    return;
-  }
+// Imports dir/model.onnx, infers shapes with the reference inputs' shapes (shape-deciding operands
+// fed as constants) and compares every output with output_N.pb.
+void expect_reference_shapes(const fs::path& dir) {
   Graph g = import_onnx(dir / "model.onnx");
   ShapeInferenceOptions options;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -177,8 +163,76 @@ TEST_P(NodeModelShapes, InferredOutputsMatchReference) {
   }
 }
 
+TEST(NodeModelShapes, CoverTheListedOperators) {
+  // Guards against a silently empty parameter list (missing data, broken filter).
+  ASSERT_GE(test_names().size(), 240u) << "libonnx-testdata missing under " << kNodeDir;
+  std::set<std::string> seen_ops;
+  for (const std::string& name : test_names()) {
+    const onnx::ModelProto m = load_model(kNodeDir / name / "model.onnx");
+    for (const auto& n : m.graph().node()) seen_ops.insert(n.op_type());
+  }
+  for (const std::string& op : supported_onnx_operators()) EXPECT_TRUE(seen_ops.count(op)) << op;
+  for (const auto& [name, message] : kRejected) {
+    EXPECT_TRUE(std::find(test_names().begin(), test_names().end(), name) != test_names().end()) << name;
+  }
+}
+
+class NodeModelShapes : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NodeModelShapes, InferredOutputsMatchReference) {
+  const fs::path dir = kNodeDir / GetParam();
+  const auto rejected = kRejected.find(GetParam());
+  if (rejected != kRejected.end()) {
+    try {
+      import_onnx(dir / "model.onnx");
+      FAIL() << "expected the import to fail with: " << rejected->second;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(rejected->second));
+      EXPECT_THAT(e.what(), ::testing::HasSubstr((dir / "model.onnx").string()));
+    }
+    return;
+  }
+  expect_reference_shapes(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Onnx, NodeModelShapes, ::testing::ValuesIn(test_names()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+class PytorchModelShapes : public ::testing::TestWithParam<std::string> {};
+
+// Models of opset 9 and newer (or unchanged since) must match the reference; older ones must be
+// refused by the opset rule, nothing else.
+TEST_P(PytorchModelShapes, InferredOutputsMatchReference) {
+  const fs::path dir = kNodeDir.parent_path() / GetParam();
+  try {
+    import_onnx(dir / "model.onnx");
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("is not supported (supported: 9 to 17): operator"));
+    return;
+  }
+  expect_reference_shapes(dir);
+}
+
+TEST(PytorchModelShapes, Found) {
+  EXPECT_GE(pytorch_test_names().size(), 80u);
+  size_t importable = 0;
+  for (const std::string& name : pytorch_test_names()) {
+    try {
+      import_onnx(kNodeDir.parent_path() / name / "model.onnx");
+      ++importable;
+    } catch (const Error&) {
+    }
+  }
+  EXPECT_GE(importable, 45u);  // the opset 9+ ones
+}
+
+INSTANTIATE_TEST_SUITE_P(Onnx, PytorchModelShapes, ::testing::ValuesIn(pytorch_test_names()),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string name = p.param;
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace tauvta::graph
