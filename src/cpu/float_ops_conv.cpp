@@ -26,6 +26,41 @@ void fill_bias(float* y, int64_t channels, int64_t plane, const float* bias) {
   for (int64_t c = 0; c < channels; ++c) std::fill(y + c * plane, y + (c + 1) * plane, bias ? bias[c] : 0.0f);
 }
 
+// Depthwise (one input channel per group): a direct loop nest per output row. im2col + GEMM would
+// run a one-row GEMM per channel, which packs more than it multiplies.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane(const float* x, const float* w, float bias, const WindowGeometry& g, float* y) {
+  const int64_t OD = g.iter[0], OH = g.iter[1], OW = g.iter[2];
+  const int64_t ID = g.target[0], IH = g.target[1], IW = g.target[2];
+  const int64_t sw = g.stride[2];
+  std::fill(y, y + OD * OH * OW, bias);
+  for (int64_t od = 0; od < OD; ++od) {
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      float* yr = y + (od * OH + oh) * OW;
+      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+        const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+        if (id < 0 || id >= ID) continue;
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+          const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+          if (ih < 0 || ih >= IH) continue;
+          const float* xr = x + (id * IH + ih) * IW;
+          const float* wr = w + (kd * g.kernel[1] + kh) * g.kernel[2];
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+            const int64_t base = kw * g.dilation[2] - g.pad_begin[2];
+            int64_t lo, hi;
+            window_valid_range(base, sw, IW, OW, lo, hi);
+            const float wv = wr[kw];
+            if (sw == 1) {
+              for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xr[ow + base];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xr[ow * sw + base];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Tensor> op_Conv(const OpArgs& a) {
@@ -55,6 +90,19 @@ std::vector<Tensor> op_Conv(const OpArgs& a) {
   bool pointwise = true;
   for (size_t i = 0; i < kMaxSpatial; ++i) {
     pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1 && g.pad_begin[i] == 0 && g.pad_end[i] == 0;
+  }
+  if (Cg == 1 && P > 0) {
+    const float* xd = x.data<float>();
+    const float* wd = w.data<float>();
+    float* yd = y.data<float>();
+    const int64_t KK = g.kernel_size();
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t m = 0; m < M; ++m) {
+        depthwise_plane(xd + (n * C + m / Mg) * T, wd + m * KK, b ? b->data<float>()[m] : 0.0f, g,
+                        yd + (n * M + m) * P);
+      }
+    }
+    return outputs(std::move(y));
   }
   std::vector<float> col(pointwise ? 0 : size_t(K * P));
   const float* xd = x.data<float>();

@@ -79,6 +79,43 @@ void for_each_window(const WindowGeometry& g, int64_t planes, F&& f) {
   }
 }
 
+// One plane by row passes: every output row accumulates (max or sum) one input row per kernel tap
+// that lands inside the input; taps in the padding contribute nothing.
+template <class T, class Acc, bool kMax>
+void pool_plane_rows(const T* x, const WindowGeometry& g, Acc* acc) {
+  const int64_t OD = g.iter[0], OH = g.iter[1], OW = g.iter[2];
+  const int64_t ID = g.target[0], IH = g.target[1], IW = g.target[2];
+  const int64_t sw = g.stride[2];
+  std::fill(acc, acc + OD * OH * OW, kMax ? Acc(std::numeric_limits<T>::lowest()) : Acc(0));
+  for (int64_t od = 0; od < OD; ++od) {
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      Acc* yr = acc + (od * OH + oh) * OW;
+      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+        const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+        if (id < 0 || id >= ID) continue;
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+          const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+          if (ih < 0 || ih >= IH) continue;
+          const T* xr = x + (id * IH + ih) * IW;
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+            const int64_t base = kw * g.dilation[2] - g.pad_begin[2];
+            int64_t lo, hi;
+            window_valid_range(base, sw, IW, OW, lo, hi);
+            for (int64_t ow = lo; ow < hi; ++ow) {
+              const Acc v = Acc(xr[ow * sw + base]);
+              if constexpr (kMax) {
+                yr[ow] = v > yr[ow] ? v : yr[ow];
+              } else {
+                yr[ow] += v;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 bool ceil_mode_of(const OpArgs& a) { return a.node.attr_int_or("ceil_mode", 0) != 0; }
 
 }  // namespace
@@ -93,12 +130,17 @@ std::vector<Tensor> op_MaxPool(const OpArgs& a) {
   Tensor indices(DType::kInt64, want_indices ? y.shape() : Shape{0});
   const int64_t T = g.target_size();
   const int64_t ID = g.target[0], IH = g.target[1];
+  const int64_t planes = x.shape()[0] * x.shape()[1], P = g.iter_size();
   dispatch_numeric(a, x.dtype(), [&](auto tag) {
     using T_ = decltype(tag);
     const T_* px = x.data<T_>();
     T_* py = y.data<T_>();
-    int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
-    for_each_window(g, x.shape()[0] * x.shape()[1], [&](int64_t p, int64_t o, int64_t, auto&& taps) {
+    if (!want_indices) {
+      for (int64_t p = 0; p < planes; ++p) pool_plane_rows<T_, T_, true>(px + p * T, g, py + p * P);
+      return;
+    }
+    int64_t* pi = indices.data<int64_t>();
+    for_each_window(g, planes, [&](int64_t p, int64_t o, int64_t, auto&& taps) {
       const T_* plane = px + p * T;
       T_ best = std::numeric_limits<T_>::lowest();
       int64_t arg = -1;
@@ -109,7 +151,7 @@ std::vector<Tensor> op_MaxPool(const OpArgs& a) {
         }
       });
       py[o] = best;
-      if (pi) pi[o] = arg < 0 ? -1 : p * T + arg;
+      pi[o] = arg < 0 ? -1 : p * T + arg;
     });
   });
   if (!want_indices) return outputs(std::move(y));
@@ -123,21 +165,31 @@ std::vector<Tensor> op_AveragePool(const OpArgs& a) {
   const bool include_pad = a.node.attr_int_or("count_include_pad", 0) != 0;
   Tensor y(x.dtype(), pooled_shape(x, g));
   const int64_t T = g.target_size();
+  const int64_t planes = x.shape()[0] * x.shape()[1], P = g.iter_size();
+  // The taps inside the input (or the padded input) form a box, so the divisor is a product of
+  // per-axis counts.
+  const AxisWindows wd = axis_windows(g, 0), wh = axis_windows(g, 1), ww = axis_windows(g, 2);
+  std::vector<double> inv(static_cast<size_t>(P));
+  for (int64_t od = 0, o = 0; od < g.iter[0]; ++od) {
+    for (int64_t oh = 0; oh < g.iter[1]; ++oh) {
+      for (int64_t ow = 0; ow < g.iter[2]; ++ow, ++o) {
+        const auto count = [&](const AxisWindows& w, int64_t i) {
+          return include_pad ? w.padded[size_t(i)] : w.khi[size_t(i)] - w.klo[size_t(i)];
+        };
+        const int64_t div = count(wd, od) * count(wh, oh) * count(ww, ow);
+        inv[size_t(o)] = div > 0 ? 1.0 / double(div) : 0.0;
+      }
+    }
+  }
+  std::vector<double> sums(static_cast<size_t>(P));
   dispatch_floating(a, x.dtype(), [&](auto tag) {
     using T_ = decltype(tag);
     const T_* px = x.data<T_>();
     T_* py = y.data<T_>();
-    for_each_window(g, x.shape()[0] * x.shape()[1], [&](int64_t p, int64_t o, int64_t padded, auto&& taps) {
-      const T_* plane = px + p * T;
-      double sum = 0.0;
-      int64_t count = 0;
-      taps([&](int64_t off, int64_t, int64_t, int64_t) {
-        sum += double(plane[off]);
-        ++count;
-      });
-      const int64_t div = include_pad ? padded : count;
-      py[o] = div > 0 ? T_(sum / double(div)) : T_(0);
-    });
+    for (int64_t p = 0; p < planes; ++p) {
+      pool_plane_rows<T_, double, false>(px + p * T, g, sums.data());
+      for (int64_t o = 0; o < P; ++o) py[p * P + o] = T_(sums[size_t(o)] * inv[size_t(o)]);
+    }
   });
   return outputs(std::move(y));
 }

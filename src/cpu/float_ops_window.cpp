@@ -12,11 +12,6 @@ namespace {
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
-// Iter positions o in [lo, hi) whose target o*s + base lies in [0, n).
-void valid_range(int64_t base, int64_t s, int64_t n, int64_t iter_n, int64_t& lo, int64_t& hi) {
-  lo = std::clamp(ceil_div(-base, s), int64_t(0), iter_n);
-  hi = std::clamp(floor_div(n - 1 - base, s) + 1, lo, iter_n);
-}
 
 struct Common {
   size_t spatial;
@@ -68,6 +63,11 @@ Common read_common(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> k
 
 }  // namespace
 
+void window_valid_range(int64_t base, int64_t s, int64_t n, int64_t iter_n, int64_t& lo, int64_t& hi) {
+  lo = std::clamp(ceil_div(-base, s), int64_t(0), iter_n);
+  hi = std::clamp(floor_div(n - 1 - base, s) + 1, lo, iter_n);
+}
+
 WindowGeometry conv_geometry(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> kernel, bool ceil_mode) {
   const Common c = read_common(a, x_shape, std::move(kernel));
   WindowGeometry g;
@@ -91,6 +91,9 @@ WindowGeometry conv_geometry(const OpArgs& a, const Shape& x_shape, std::vector<
                            span, k, d, in + pb + pe, i));
       }
       out = (ceil_mode ? ceil_div(room, s) : room / s) + 1;
+      // A ceil-mode window that would start inside the end padding is dropped (PyTorch's rule,
+      // ONNX's reference since 1.15; the frontend's shape inference agrees).
+      if (ceil_mode && (out - 1) * s >= in + pb) --out;
     }
     g.iter[off + i] = out;
     g.target[off + i] = in;
@@ -154,7 +157,7 @@ void im2col(const float* src, int64_t channels, const WindowGeometry& g, float* 
           float* row = col + (((c * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw) * P;
           const int64_t bw = kw * g.dilation[2] - g.pad_begin[2];
           int64_t lo, hi;
-          valid_range(bw, g.stride[2], IW, OW, lo, hi);
+          window_valid_range(bw, g.stride[2], IW, OW, lo, hi);
           for (int64_t od = 0; od < OD; ++od) {
             const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
             for (int64_t oh = 0; oh < OH; ++oh) {
@@ -193,7 +196,7 @@ void col2im(const float* col, int64_t channels, const WindowGeometry& g, float* 
           const float* row = col + (((c * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw) * P;
           const int64_t bw = kw * g.dilation[2] - g.pad_begin[2];
           int64_t lo, hi;
-          valid_range(bw, g.stride[2], OW, IW, lo, hi);
+          window_valid_range(bw, g.stride[2], OW, IW, lo, hi);
           for (int64_t id = 0; id < ID; ++id) {
             const int64_t od = id * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
             if (od < 0 || od >= OD) continue;

@@ -38,6 +38,10 @@ WindowGeometry conv_geometry(const OpArgs& a, const Shape& x_shape, std::vector<
 // (output) sizes and the begin padding, as ONNX and onnxruntime define them.
 WindowGeometry conv_transpose_geometry(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> kernel);
 
+// The iter positions o in [lo, hi) (within [0, iter_n)) whose target o*stride + base lies in
+// [0, target_n).
+void window_valid_range(int64_t base, int64_t stride, int64_t target_n, int64_t iter_n, int64_t& lo, int64_t& hi);
+
 // col[(c, kd, kh, kw)][iter position] = src[c][target position], 0 outside the target.
 void im2col(const float* src, int64_t channels, const WindowGeometry& g, float* col);
 // dst[c][target position] += col[(c, kd, kh, kw)][iter position] where inside the target.

@@ -20,6 +20,18 @@ TEST(FloatPool, MaxPoolCeilModeKeepsThePartialWindows) {
   EXPECT_TRUE(near(eval1("AveragePool", {&x}, ceil), {1, 1, 2, 2}, {6, 7.5f, 12, 13.5f}));
 }
 
+TEST(FloatPool, CeilModeDropsAWindowThatWouldStartInTheEndPadding) {
+  // in 5, kernel 2, stride 2, pads 1+1: ceil((5 + 2 - 2) / 2) + 1 = 4 windows, but the fourth
+  // would start at position 5, inside the end padding; windows [-1,0], [1,2], [3,4] remain.
+  Tensor x = iota({1, 1, 5});
+  Tensor y = eval1("MaxPool", {&x},
+                   {{"kernel_shape", std::vector<int64_t>{2}},
+                    {"strides", std::vector<int64_t>{2}},
+                    {"pads", std::vector<int64_t>{1, 1}},
+                    {"ceil_mode", int64_t(1)}});
+  EXPECT_TRUE(near(y, {1, 1, 3}, {1, 3, 5}));
+}
+
 TEST(FloatPool, CountIncludePad) {
   Tensor x = Tensor::from_floats({1, 1, 2, 2}, {1, 2, 3, 4});
   std::map<std::string, AttrValue> attrs = {{"kernel_shape", std::vector<int64_t>{2, 2}},
