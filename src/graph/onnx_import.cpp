@@ -274,7 +274,10 @@ Graph import_onnx_model(const onnx::ModelProto& model, const std::string& source
   for (const auto& vp : gp.output()) {
     if (vp.name().empty()) throw Error(fmt::format("{}: a graph output has no name", source));
     g.outputs.push_back(vp.name());
-    if (vp.has_type() && !g.initializers.count(vp.name()) && !g.values.count(vp.name())) {
+    // A declared output type is a check for shape inference; writers that leave the element
+    // type undefined declare nothing.
+    const bool declared = vp.has_type() && !(vp.type().has_tensor_type() && vp.type().tensor_type().elem_type() == 0);
+    if (declared && !g.initializers.count(vp.name()) && !g.values.count(vp.name())) {
       g.values[vp.name()] = value_info_from_proto(vp, "graph output", source);
     }
   }

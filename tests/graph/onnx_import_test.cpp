@@ -106,6 +106,16 @@ TEST(OnnxImport, NamesUnnamedAndDuplicateNodesUniquely) {
   EXPECT_EQ(names, (std::vector<std::string>{"Relu_0_1", "Relu_1", "dup", "dup_1"}));
 }
 
+TEST(OnnxImport, OutputsWithoutElementTypeDeclareNothing) {
+  ModelBuilder b;
+  b.input("x", {2});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y");
+  b.proto().mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type();
+  const Graph g = b.import();
+  EXPECT_EQ(g.info("y"), nullptr);
+}
+
 TEST(OnnxImport, SortsNodesTopologically) {
   ModelBuilder b;
   b.input("x", {2});
