@@ -49,7 +49,8 @@ Shape pooled_shape(const Tensor& x, const WindowGeometry& g) {
 }
 
 // Calls f(plane, out_index, taps) where taps(visit) calls visit(input_offset_in_plane, id, ih, iw)
-// for every in-bounds kernel tap of that output position.
+// for every in-bounds kernel tap of that output position, in row-major kernel order (MaxPool's
+// Indices need the window visited element by element).
 template <class F>
 void for_each_window(const WindowGeometry& g, int64_t planes, F&& f) {
   const AxisWindows wd = axis_windows(g, 0), wh = axis_windows(g, 1), ww = axis_windows(g, 2);
@@ -59,7 +60,6 @@ void for_each_window(const WindowGeometry& g, int64_t planes, F&& f) {
     for (int64_t od = 0; od < g.iter[0]; ++od) {
       for (int64_t oh = 0; oh < g.iter[1]; ++oh) {
         for (int64_t ow = 0; ow < g.iter[2]; ++ow, ++out) {
-          const int64_t padded = wd.padded[size_t(od)] * wh.padded[size_t(oh)] * ww.padded[size_t(ow)];
           auto taps = [&](auto&& visit) {
             for (int64_t kd = wd.klo[size_t(od)]; kd < wd.khi[size_t(od)]; ++kd) {
               const int64_t id = wd.start[size_t(od)] + kd * g.dilation[0];
@@ -72,7 +72,7 @@ void for_each_window(const WindowGeometry& g, int64_t planes, F&& f) {
               }
             }
           };
-          f(p, out, padded, taps);
+          f(p, out, taps);
         }
       }
     }
@@ -140,7 +140,7 @@ std::vector<Tensor> op_MaxPool(const OpArgs& a) {
       return;
     }
     int64_t* pi = indices.data<int64_t>();
-    for_each_window(g, planes, [&](int64_t p, int64_t o, int64_t, auto&& taps) {
+    for_each_window(g, planes, [&](int64_t p, int64_t o, auto&& taps) {
       const T_* plane = px + p * T;
       T_ best = std::numeric_limits<T_>::lowest();
       int64_t arg = -1;
