@@ -91,7 +91,7 @@ std::vector<Tensor> op_Conv(const OpArgs& a) {
   for (size_t i = 0; i < kMaxSpatial; ++i) {
     pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1 && g.pad_begin[i] == 0 && g.pad_end[i] == 0;
   }
-  if (Cg == 1 && P > 0) {
+  if (Cg == 1 && group > 1 && P > 0) {
     const float* xd = x.data<float>();
     const float* wd = w.data<float>();
     float* yd = y.data<float>();
