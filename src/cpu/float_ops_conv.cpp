@@ -15,6 +15,9 @@ namespace {
 
 std::vector<int64_t> spatial_of(const Shape& w) { return std::vector<int64_t>(w.begin() + 2, w.end()); }
 
+// Floats of im2col matrix per band (4 MiB).
+constexpr int64_t kColBudget = int64_t(1) << 20;
+
 void check_float_operands(const OpArgs& a) {
   for (size_t i = 0; i < a.num_inputs() && i < 3; ++i) {
     if (a.opt(i)) a.expect_dtype(i, {DType::kFloat32});
@@ -104,23 +107,30 @@ std::vector<Tensor> op_Conv(const OpArgs& a) {
     }
     return outputs(std::move(y));
   }
-  std::vector<float> col(pointwise ? 0 : size_t(K * P));
   const float* xd = x.data<float>();
   const float* wd = w.data<float>();
   const float* bd = b ? b->data<float>() : nullptr;
   float* yd = y.data<float>();
   if (P == 0) return outputs(std::move(y));
+  // im2col a band of output rows at a time, so the column matrix stays cache-sized whatever the
+  // image size (a 3x3 conv over 224x224x64 would otherwise need a 115 MB matrix).
+  const int64_t rows = g.iter[0] * g.iter[1], OW = g.iter[2];
+  const int64_t band = pointwise ? rows : std::clamp<int64_t>(kColBudget / std::max<int64_t>(1, K * OW), 1, rows);
+  std::vector<float> col(pointwise ? 0 : size_t(K * band * OW));
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t gi = 0; gi < group; ++gi) {
       const float* src = xd + (n * C + gi * Cg) * T;
       float* dst = yd + (n * M + gi * Mg) * P;
       fill_bias(dst, Mg, P, bd ? bd + gi * Mg : nullptr);
-      const float* colp = src;
-      if (!pointwise) {
-        im2col(src, Cg, g, col.data());
-        colp = col.data();
+      if (pointwise) {
+        sgemm(Mg, P, K, 1.0f, wd + gi * Mg * K, K, false, src, P, false, dst, P, true);
+        continue;
       }
-      sgemm(Mg, P, K, 1.0f, wd + gi * Mg * K, K, false, colp, P, false, dst, P, true);
+      for (int64_t r0 = 0; r0 < rows; r0 += band) {
+        const int64_t r1 = std::min(rows, r0 + band), cols = (r1 - r0) * OW;
+        im2col(src, Cg, g, r0, r1, col.data());
+        sgemm(Mg, cols, K, 1.0f, wd + gi * Mg * K, K, false, col.data(), cols, false, dst + r0 * OW, P, true);
+      }
     }
   }
   return outputs(std::move(y));

@@ -145,10 +145,11 @@ WindowGeometry conv_transpose_geometry(const OpArgs& a, const Shape& x_shape, st
   return g;
 }
 
-void im2col(const float* src, int64_t channels, const WindowGeometry& g, float* col) {
-  const int64_t OD = g.iter[0], OH = g.iter[1], OW = g.iter[2];
+void im2col(const float* src, int64_t channels, const WindowGeometry& g, int64_t row_begin, int64_t row_end,
+            float* col) {
+  const int64_t OH = g.iter[1], OW = g.iter[2];
   const int64_t ID = g.target[0], IH = g.target[1], IW = g.target[2];
-  const int64_t P = g.iter_size();
+  const int64_t P = (row_end - row_begin) * OW;
   for (int64_t c = 0; c < channels; ++c) {
     const float* sc = src + c * g.target_size();
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
@@ -158,25 +159,24 @@ void im2col(const float* src, int64_t channels, const WindowGeometry& g, float* 
           const int64_t bw = kw * g.dilation[2] - g.pad_begin[2];
           int64_t lo, hi;
           window_valid_range(bw, g.stride[2], IW, OW, lo, hi);
-          for (int64_t od = 0; od < OD; ++od) {
+          for (int64_t r = row_begin; r < row_end; ++r) {
+            const int64_t od = r / OH, oh = r % OH;
             const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-            for (int64_t oh = 0; oh < OH; ++oh) {
-              const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-              float* dst = row + (od * OH + oh) * OW;
-              if (id < 0 || id >= ID || ih < 0 || ih >= IH) {
-                std::fill(dst, dst + OW, 0.0f);
-                continue;
-              }
-              const float* s = sc + (id * IH + ih) * IW;
-              std::fill(dst, dst + lo, 0.0f);
-              if (g.stride[2] == 1) {
-                if (hi > lo) std::memcpy(dst + lo, s + lo + bw, size_t(hi - lo) * sizeof(float));
-              } else {
-                const int64_t st = g.stride[2];
-                for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = s[ow * st + bw];
-              }
-              std::fill(dst + hi, dst + OW, 0.0f);
+            const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+            float* dst = row + (r - row_begin) * OW;
+            if (id < 0 || id >= ID || ih < 0 || ih >= IH) {
+              std::fill(dst, dst + OW, 0.0f);
+              continue;
             }
+            const float* s = sc + (id * IH + ih) * IW;
+            std::fill(dst, dst + lo, 0.0f);
+            if (g.stride[2] == 1) {
+              if (hi > lo) std::memcpy(dst + lo, s + lo + bw, size_t(hi - lo) * sizeof(float));
+            } else {
+              const int64_t st = g.stride[2];
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = s[ow * st + bw];
+            }
+            std::fill(dst + hi, dst + OW, 0.0f);
           }
         }
       }

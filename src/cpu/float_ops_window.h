@@ -42,8 +42,10 @@ WindowGeometry conv_transpose_geometry(const OpArgs& a, const Shape& x_shape, st
 // [0, target_n).
 void window_valid_range(int64_t base, int64_t stride, int64_t target_n, int64_t iter_n, int64_t& lo, int64_t& hi);
 
-// col[(c, kd, kh, kw)][iter position] = src[c][target position], 0 outside the target.
-void im2col(const float* src, int64_t channels, const WindowGeometry& g, float* col);
+// col[(c, kd, kh, kw)][iter position] = src[c][target position], 0 outside the target, for the
+// iter rows (flattened (d, h) positions, each of iter[2] columns) in [row_begin, row_end).
+void im2col(const float* src, int64_t channels, const WindowGeometry& g, int64_t row_begin, int64_t row_end,
+            float* col);
 // dst[c][target position] += col[(c, kd, kh, kw)][iter position] where inside the target.
 void col2im(const float* col, int64_t channels, const WindowGeometry& g, float* dst);
 
