@@ -1,6 +1,7 @@
 // tauvta run: a model on the float reference or, quantized to the config's widths, on the integer
 // reference; every output goes to DIR/<name>.npy. --compare-float runs both and prints per output
 // the largest error, cosine similarity and top-1 agreement, and per layer the quantization error.
+#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -21,7 +22,7 @@ namespace {
 struct RunArgs {
   ModelArgs model;
   std::vector<std::string> inputs;
-  std::string output_dir;
+  std::string output_dir, report;
   bool use_float = false, use_int = false, compare = false;
   int threads = 0;
 };
@@ -87,9 +88,15 @@ std::string describe(const graph::Tensor& t) {
 void run_run(const RunArgs& a) {
   if (a.use_float == a.use_int) throw Error("run: pass exactly one of --float and --int");
   if (a.compare && !a.use_int) throw Error("run: --compare-float compares the integer reference; add --int");
+  if (!a.report.empty() && !a.model.force && std::filesystem::exists(a.report)) {
+    throw Error(fmt::format("{}: file exists; pass --force to overwrite it", a.report));
+  }
   model::LoadOptions o = load_options(a.model, a.use_int);
   const model::LoadedModel m = load_for_cli(a.model, o);
   const cpu::TensorMap inputs = read_inputs(a.inputs, m.float_graph);
+  std::vector<std::string> times;
+  for (const model::PassTiming& t : m.timings) times.push_back(fmt::format("{} {:.3f} s", t.pass, t.seconds));
+  std::cout << fmt::format("pipeline: {}\n", fmt::join(times, ", "));
   if (!a.output_dir.empty()) {
     std::filesystem::create_directories(a.output_dir);
     for (const std::string& out : m.graph().outputs) {
@@ -102,17 +109,33 @@ void run_run(const RunArgs& a) {
   cpu::IntRunOptions io_opts;
   io_opts.threads = a.threads;
   cpu::TensorMap outputs;
+  nlohmann::json report = model_report(a.model, o, m);
+  const auto t0 = std::chrono::steady_clock::now();
   if (a.compare) {
     cpu::TensorMap float_outputs;
     const model::Comparison c = model::compare_with_float(m, inputs, float_outputs, outputs, io_opts);
     std::cout << model::format_comparison(c) << "\n";
+    nlohmann::json outs = nlohmann::json::array(), layers = nlohmann::json::array();
+    for (const model::OutputComparison& x : c.outputs) {
+      outs.push_back({{"name", x.name}, {"max_abs_error", x.max_abs_error}, {"cosine", x.cosine},
+                      {"top1_agree", x.top1_agree}, {"rows", x.rows}});
+    }
+    for (const model::LayerComparison& x : c.layers) {
+      layers.push_back({{"value", x.value}, {"node", x.node}, {"op", x.op}, {"bits", x.bits},
+                        {"frac_bits", x.frac_bits}, {"max_abs_error", x.max_abs_error}, {"rms_error", x.rms_error},
+                        {"cosine", x.cosine}, {"out_of_range", x.out_of_range}});
+    }
+    report["compare_float"] = {{"outputs", outs}, {"layers", layers}};
   } else if (a.use_int) {
     outputs = cpu::run_int(m.graph(), inputs, {}, io_opts);
   } else {
     outputs = cpu::run_float(m.graph(), inputs);
   }
-  std::cout << fmt::format("{} reference{}\n", a.use_int ? "integer" : "float",
-                           a.use_int ? " for " + o.config.name() : std::string());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << fmt::format("{} reference{}: {:.3f} s\n", a.use_int ? "integer" : "float",
+                           a.use_int ? " for " + o.config.name() : std::string(), seconds);
+  report["mode"] = a.use_int ? "int" : "float";
+  report["run_seconds"] = seconds;
   for (const std::string& name : m.graph().outputs) {
     const graph::Tensor& t = outputs.at(name);
     std::cout << fmt::format("output {}: {}\n", name, describe(t));
@@ -120,6 +143,7 @@ void run_run(const RunArgs& a) {
       io::write_npy(std::filesystem::path(a.output_dir) / file_name_for(name), t, a.model.force);
     }
   }
+  if (!a.report.empty()) write_text(a.report, report.dump(2) + "\n", a.model.force);
 }
 
 }  // namespace
@@ -135,6 +159,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--compare-float", args->compare,
                 "Also run the float reference; print per-output and per-layer quantization error");
   cmd->add_option("--threads", args->threads, "Integer reference worker threads (default: all)");
+  cmd->add_option("--report", args->report, "Write config, pass times, quantization settings (and comparison) as JSON");
   cmd->callback([args] { run_run(*args); });
 }
 
