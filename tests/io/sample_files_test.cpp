@@ -15,7 +15,7 @@ using io_testing::ScratchDir;
 TEST(SampleFiles, LoadsNpyFilesInNaturalOrder) {
   ScratchDir dir;
   for (int i : {10, 2, 1}) {
-    write_npy(dir / ("x" + std::to_string(i) + ".npy"), Tensor::from_floats({1}, {float(i)}), false);
+    write_npy(dir / std::string("x").append(std::to_string(i)).append(".npy"), Tensor::from_floats({1}, {float(i)}), false);
   }
   io_testing::write_bytes(dir / "notes.txt", "not a sample");
   std::filesystem::create_directory(dir / "sub.npy");
