@@ -62,6 +62,16 @@ bool is_pass_through(const Graph& g, const Node& n) {
   return false;
 }
 
+// Only float values are quantized; integer and boolean ones (shapes, indices, masks) stay.
+bool produces_float(const Graph& g, const Node& n) {
+  for (const std::string& o : n.outputs) {
+    if (o.empty()) continue;
+    const ValueInfo* v = g.info(o);
+    return v == nullptr || v->dtype == DType::kFloat32 || v->dtype == DType::kFloat64;
+  }
+  return false;
+}
+
 bool constant_inputs_after_first(const Graph& g, const Node& n) {
   for (size_t k = 1; k < n.inputs.size(); ++k) {
     if (!n.inputs[k].empty() && !g.is_initializer(n.inputs[k])) return false;
@@ -89,6 +99,10 @@ QuantizeResult quantize(const Graph& g, const CalibrationStats& stats, const Qua
   for (const Node& n : g.nodes) {
     if (fused.count(n.name)) continue;
     const std::string& op = n.op_type;
+    if (!produces_float(g, n)) {  // shape arithmetic left unfolded, casts, ...: unchanged
+      b.float_fallback(n, "non-float values, unchanged on the CPU");
+      continue;
+    }
     if ((op == "Conv" || op == "ConvTranspose" || op == "Gemm") && n.inputs.size() >= 2 &&
         g.is_initializer(n.input(1)) && (n.input(2).empty() || g.is_initializer(n.input(2)))) {
       if (b.linear_layer(n, fused)) continue;

@@ -31,7 +31,8 @@ class QuantBuilder {
   bool average_pool(const Node& n);
   void concat(const Node& n);
   void pass_through(const Node& n);
-  void float_fallback(const Node& n);
+  // `why` goes into QuantizeResult::cpu_fallbacks after the node's description.
+  void float_fallback(const Node& n, const char* why = "float kernel between Dequantize and Quantize");
 
   void finish_outputs();
   QuantizeResult take_result();

@@ -381,7 +381,7 @@ void QuantBuilder::pass_through(const Node& n) {
   emit(std::move(q));
 }
 
-void QuantBuilder::float_fallback(const Node& n) {
+void QuantBuilder::float_fallback(const Node& n, const char* why) {
   Node q = n;
   for (std::string& v : q.inputs) {
     if (!v.empty()) v = float_input(v);
@@ -392,7 +392,7 @@ void QuantBuilder::float_fallback(const Node& n) {
     res_.value_map[o] = o;
     if (const ValueInfo* s = src_.info(o)) res_.graph.values[o] = *s;
   }
-  res_.cpu_fallbacks.push_back(fmt::format("{}: float kernel between Dequantize and Quantize", n.describe()));
+  res_.cpu_fallbacks.push_back(fmt::format("{}: {}", n.describe(), why));
   emit(std::move(q));
 }
 

@@ -11,6 +11,7 @@
 
 #include "cli/cli_runner.h"
 #include "io/tensor_files.h"
+#include "model/samples.h"
 
 namespace {
 
@@ -48,7 +49,11 @@ TEST(QuantCli, RunWritesOutputsAndRefusesToOverwrite) {
 TEST(QuantCli, CompareFloatPrintsOutputAndLayerTables) {
   const auto dir = temp_dir("compare");
   const auto report = dir / "run.json";
-  const auto r = run_tauvta("run " + kModel + " --int --input " + kInput + " --calibrate " + kData +
+  // Test image 0, an ankle boot the model is sure about (so int8 picks the same class).
+  const auto image = dir / "image0.npy";
+  tauvta::io::write_npy(image, tauvta::model::idx_batch(tauvta::io::read_idx(kData + "t10k-images-idx3-ubyte.gz"), 0, 1),
+                        false);
+  const auto r = run_tauvta("run " + kModel + " --int --input " + image.string() + " --calibrate " + kData +
                             "train-images-idx3-ubyte.gz --calib-samples 128 --compare-float --per-channel --report " +
                             report.string());
   ASSERT_EQ(r.code, 0) << r.out;
