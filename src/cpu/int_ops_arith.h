@@ -52,6 +52,28 @@ inline int64_t requantize(int64_t acc, int64_t shift, const Requant& r) {
   return wrap_bits(v, r.out_bits);
 }
 
+// requantize() over a row of 32-bit wrapped sums plus a bias: out[i] = requantize(int32(acc[i] +
+// bias), shift, r). The common case (32-bit accumulator, right shift, clip bounds inside the output
+// range) runs as straight int32 arithmetic the compiler vectorizes; every other case goes element
+// by element through requantize().
+inline void requantize_row(const uint32_t* acc, uint32_t bias, int64_t shift, const Requant& r, int32_t* out,
+                           int64_t n) {
+  const int64_t out_lo = -(int64_t(1) << (r.out_bits - 1)), out_hi = (int64_t(1) << (r.out_bits - 1)) - 1;
+  if (r.acc_bits == 32 && shift > 0 && shift < 32 && r.clip_min >= out_lo && r.clip_max <= out_hi &&
+      r.clip_min <= r.clip_max) {
+    const uint32_t add = bias + (uint32_t(1) << (shift - 1));
+    const int s = int(shift);
+    const int32_t lo = int32_t(r.clip_min), hi = int32_t(r.clip_max);
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t v = int32_t(acc[i] + add) >> s;
+      v = v < hi ? v : hi;
+      out[i] = v > lo ? v : lo;
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) out[i] = int32_t(requantize(int32_t(acc[i] + bias), shift, r));
+}
+
 // Average pools: a window sum `sum` of `count` elements, requantized by `shift`. A power-of-two
 // count is the ALU sequence above with shift + log2(count); any other count is an exact
 // division rounding half up, floor(sum * 2^-shift / count + 1/2), which the accelerator cannot

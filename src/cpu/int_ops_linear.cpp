@@ -224,29 +224,36 @@ Tensor run_qconv(const Node& n, const IntInputs& in, const IntNodePlan& p, const
   const int64_t pix = g.oh * g.ow, kg = cg * g.kh * g.kw, plane = h * wd;
 
   if (p.gemm && fits_int16(xv.data, x.size())) {
+    // Each image's group slice is first copied into a zero-bordered int16 plane, so the column
+    // panel is filled without bounds checks.
+    const int64_t hp = h + g.ph + g.phe, wp = wd + g.pw + g.pwe;
     parallel_for(batch, o.threads, [&](int64_t b0, int64_t b1) {
       PairPanel cols;
       cols.resize(kg, pix);
       std::vector<uint32_t> acc(size_t(mg * pix));
+      std::vector<int16_t> padded(size_t(cg * hp * wp), 0);
       for (int64_t b = b0; b < b1; ++b) {
         for (int64_t gi = 0; gi < g.group; ++gi) {
           const int32_t* xg = xv.data + (b * c + gi * cg) * plane;
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            for (int64_t iy = 0; iy < h; ++iy) {
+              const int32_t* src = xg + ci * plane + iy * wd;
+              int16_t* dst = padded.data() + (ci * hp + iy + g.ph) * wp + g.pw;
+              for (int64_t ix = 0; ix < wd; ++ix) dst[ix] = int16_t(src[ix]);
+            }
+          }
           for (int64_t ci = 0; ci < cg; ++ci) {
             for (int64_t ky = 0; ky < g.kh; ++ky) {
               for (int64_t kx = 0; kx < g.kw; ++kx) {
                 const int64_t k = (ci * g.kh + ky) * g.kw + kx;
                 int16_t* dst = &cols.at(k, 0);  // column stride 2
                 for (int64_t oy = 0; oy < g.oh; ++oy) {
-                  const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+                  const int16_t* row = padded.data() + (ci * hp + oy * g.sh + ky * g.dh) * wp + kx * g.dw;
                   int16_t* d = dst + 2 * oy * g.ow;
-                  if (iy < 0 || iy >= h) {
-                    for (int64_t ox = 0; ox < g.ow; ++ox) d[2 * ox] = 0;
-                    continue;
-                  }
-                  const int32_t* row = xg + ci * plane + iy * wd;
-                  for (int64_t ox = 0; ox < g.ow; ++ox) {
-                    const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
-                    d[2 * ox] = (ix >= 0 && ix < wd) ? int16_t(row[ix]) : int16_t(0);
+                  if (g.sw == 1) {
+                    for (int64_t ox = 0; ox < g.ow; ++ox) d[2 * ox] = row[ox];
+                  } else {
+                    for (int64_t ox = 0; ox < g.ow; ++ox) d[2 * ox] = row[ox * g.sw];
                   }
                 }
               }
@@ -255,13 +262,8 @@ Tensor run_qconv(const Node& n, const IntInputs& in, const IntNodePlan& p, const
           gemm_wrap32(p.rows[size_t(gi)], cols, acc.data(), pix, o.portable_kernels);
           for (int64_t r = 0; r < mg; ++r) {
             const int64_t oc = gi * mg + r;
-            const uint32_t bias = uint32_t(p.bias[size_t(oc)]);
-            const int64_t shift = p.shifts[size_t(oc)];
-            int32_t* o_row = out + (b * m + oc) * pix;
-            const uint32_t* a_row = acc.data() + r * pix;
-            for (int64_t q = 0; q < pix; ++q) {
-              o_row[q] = int32_t(requantize(int32_t(a_row[q] + bias), shift, p.rq));
-            }
+            requantize_row(acc.data() + r * pix, uint32_t(p.bias[size_t(oc)]), p.shifts[size_t(oc)], p.rq,
+                           out + (b * m + oc) * pix, pix);
           }
         }
       }
