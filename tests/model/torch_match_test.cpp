@@ -93,9 +93,9 @@ TEST_P(TorchMatch, FloatReferenceMatchesTorch) {
     max_ref = std::max(max_ref, std::abs(b));
   }
   const double cosine = dot / std::sqrt(ng * nw);
-  std::cout << fmt::format("[torch-match] {}: {} nodes, output {}, cosine {:.9f}, max abs error {:.3g} "
+  std::cout << fmt::format("[torch-match] {}: {} nodes, output {}, cosine {:.9f} (1 - cosine {:.2g}), max abs error {:.3g} "
                            "(max |torch| {:.3g})\n",
-                           name, g.nodes.size(), graph::shape_string(got.shape()), cosine, max_err, max_ref);
+                           name, g.nodes.size(), graph::shape_string(got.shape()), cosine, 1 - cosine, max_err, max_ref);
   RecordProperty("cosine", fmt::format("{:.9f}", cosine));
   RecordProperty("max_abs_error", fmt::format("{:.3g}", max_err));
   EXPECT_GE(cosine, 0.9999) << name;
