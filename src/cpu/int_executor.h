@@ -25,7 +25,8 @@ struct IntRunOptions {
 };
 
 // Prepares the graph once (packed weights, per-channel shifts) and runs it on any number of
-// batches. Integer activations are int32 tensors; graph inputs and outputs are float.
+// batches. Integer activations are int32 tensors; graph inputs and outputs are float. The graph
+// is referenced, not copied: it must outlive the executor.
 class IntExecutor {
  public:
   explicit IntExecutor(const graph::Graph& g, IntRunOptions options = {});
