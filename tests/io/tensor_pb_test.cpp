@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "io/tensor_files.h"
-#include "io/tensor_proto.h"
+#include <onnx/onnx_pb.h>
 #include "io_test_util.h"
 
 namespace tauvta::io {
@@ -102,17 +102,14 @@ TEST(TensorPb, MustFail) {
     save(dir / name, p);
     EXPECT_EQ(error_of([&] { read_tensor_pb(dir / name); }), (dir / name).string() + ": " + message) << name;
   };
-  check("f16.pb", proto(onnx::TensorProto::FLOAT16, {2}),
-        "tensor element type FLOAT16 is not supported (supported: FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, "
-        "INT64, BOOL)");
-  check("string.pb", proto(onnx::TensorProto::STRING, {2}),
-        "tensor element type STRING is not supported (supported: FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, "
-        "INT64, BOOL)");
-  check("notype.pb", proto(onnx::TensorProto::UNDEFINED, {2}), "tensor has no element type");
+  const std::string supported = " is not supported (supported: FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL)";
+  check("f16.pb", proto(onnx::TensorProto::FLOAT16, {2}), "element type FLOAT16" + supported);
+  check("string.pb", proto(onnx::TensorProto::STRING, {2}), "element type STRING" + supported);
+  check("notype.pb", proto(onnx::TensorProto::UNDEFINED, {2}), "element type UNDEFINED" + supported);
 
   onnx::TensorProto short_raw = proto(onnx::TensorProto::INT32, {2, 3});
   short_raw.set_raw_data(std::string(20, '\0'));
-  check("shortraw.pb", short_raw, "raw_data has 20 bytes, shape [2,3] of int32 needs 24");
+  check("shortraw.pb", short_raw, "raw_data has 20 bytes, a int32 tensor of shape [2,3] needs 24");
 
   onnx::TensorProto few = proto(onnx::TensorProto::FLOAT, {4});
   few.add_float_data(1.f);
@@ -120,10 +117,6 @@ TEST(TensorPb, MustFail) {
   save(dir / "few.pb", few);
   EXPECT_EQ(error_of([&] { read_tensor_pb(dir / "few.pb"); }),
             (dir / "few.pb").string() + " (tensor 'w'): float_data holds 1 values, the shape [4] needs 4");
-
-  onnx::TensorProto range = proto(onnx::TensorProto::UINT8, {1});
-  range.add_int32_data(256);
-  check("range.pb", range, "int32_data[0] = 256 is out of range for uint8");
 
   onnx::TensorProto neg = proto(onnx::TensorProto::FLOAT, {2, -1});
   check("neg.pb", neg, "negative dimension in shape [2,?]");
@@ -133,7 +126,7 @@ TEST(TensorPb, MustFail) {
   auto* e = ext.add_external_data();
   e->set_key("location");
   e->set_value("weights.bin");
-  check("ext.pb", ext, "external tensor data is not supported");
+  check("ext.pb", ext, "external tensor data is not supported (save the model with its tensors inside the .onnx file)");
 
   io_testing::write_bytes(dir / "garbage.pb", "\xff\xff\xff\xff garbage");
   EXPECT_EQ(error_of([&] { read_tensor_pb(dir / "garbage.pb"); }),
