@@ -34,6 +34,21 @@ void copy_field(Tensor& t, const Field& f) {
   for (int i = 0; i < f.size(); ++i) dst[i] = static_cast<T>(f.Get(i));
 }
 
+// int32_data carries every narrower integer type; a value outside the element type's range is a
+// malformed file, not something to wrap silently.
+template <class T, class Field>
+void copy_narrow_field(Tensor& t, const Field& f, const std::string& where) {
+  T* dst = t.data<T>();
+  for (int i = 0; i < f.size(); ++i) {
+    const int64_t v = f.Get(i);
+    if (int64_t(static_cast<T>(v)) != v) {
+      throw Error(fmt::format("{}: int32_data value {} at index {} does not fit {}", where, v, i,
+                              dtype_name(t.dtype())));
+    }
+    dst[i] = static_cast<T>(v);
+  }
+}
+
 }  // namespace
 
 int onnx_elem_type(DType t) {
@@ -108,15 +123,15 @@ Tensor tensor_from_onnx(const onnx::TensorProto& p, const std::string& where) {
       break;
     case DType::kInt16:
       check_count(p.int32_data(), n, "int32_data", where, shape);
-      copy_field<int16_t>(t, p.int32_data());
+      copy_narrow_field<int16_t>(t, p.int32_data(), where);
       break;
     case DType::kInt8:
       check_count(p.int32_data(), n, "int32_data", where, shape);
-      copy_field<int8_t>(t, p.int32_data());
+      copy_narrow_field<int8_t>(t, p.int32_data(), where);
       break;
     case DType::kUInt8:
       check_count(p.int32_data(), n, "int32_data", where, shape);
-      copy_field<uint8_t>(t, p.int32_data());
+      copy_narrow_field<uint8_t>(t, p.int32_data(), where);
       break;
     case DType::kBool: {
       check_count(p.int32_data(), n, "int32_data", where, shape);

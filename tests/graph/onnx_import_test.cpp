@@ -61,6 +61,20 @@ TEST(OnnxImport, InitializersFromRawDataAndTypedFieldsAgree) {
   }
 }
 
+TEST(OnnxImportErrors, NarrowIntegerOutOfRangeInInt32Data) {
+  onnx::TensorProto p;
+  p.set_name("w");
+  p.set_data_type(onnx::TensorProto::UINT8);
+  p.add_dims(2);
+  p.add_int32_data(7);
+  p.add_int32_data(256);
+  EXPECT_EQ(error_of([&] { tensor_from_onnx(p, "initializer 'w'"); }),
+            "initializer 'w': int32_data value 256 at index 1 does not fit uint8");
+  p.set_data_type(onnx::TensorProto::INT8);
+  p.set_int32_data(1, -128);
+  EXPECT_EQ(tensor_from_onnx(p, "w").to_int64(), (std::vector<int64_t>{7, -128}));
+}
+
 TEST(OnnxImport, ConstantNodesBecomeInitializers) {
   ModelBuilder b;
   b.input("x", {2});
@@ -227,22 +241,24 @@ TEST(OnnxImportErrors, UnknownAttribute) {
 
 TEST(OnnxImportErrors, OutOfScopeFeatures) {
   {
-    ModelBuilder b;
-    b.input("x", {1, 1, 4, 4});
-    attr_ints(b.node("MaxPool", {"x"}, {"y", "idx"}, "mp"), "kernel_shape", {2, 2});
+    ModelBuilder b(9);  // BatchNormalization-9: statistics outputs mean training with saved_mean/saved_var
+    b.input("x", {1, 2});
+    for (const char* p : {"s", "bb", "m", "v"}) b.init(p, Tensor(DType::kFloat32, {2}));
+    b.node("BatchNormalization", {"x", "s", "bb", "m", "v"}, {"y", "rm"}, "bn");
     b.output("y");
     EXPECT_EQ(error_of([&] { b.import(); }),
-              "test.onnx: node 'mp' (MaxPool): output 1 ('idx', Indices) is not supported");
+              "test.onnx: node 'bn' (BatchNormalization): output 1 ('rm', a training-mode statistic of "
+              "BatchNormalization before version 14) is not supported");
   }
   {
     ModelBuilder b(15);
     b.input("x", {1, 2});
     for (const char* p : {"s", "bb", "m", "v"}) b.init(p, Tensor(DType::kFloat32, {2}));
-    attr_int(b.node("BatchNormalization", {"x", "s", "bb", "m", "v"}, {"y"}, "bn"), "training_mode", 1);
+    b.node("BatchNormalization", {"x", "s", "bb", "m", "v"}, {"y", "rm"}, "bn");
     b.output("y");
     EXPECT_EQ(error_of([&] { b.import(); }),
-              "test.onnx: node 'bn' (BatchNormalization): training_mode = 1 is not supported (only inference is "
-              "supported)");
+              "test.onnx: node 'bn' (BatchNormalization): output 1 ('rm', a training-mode statistic, but "
+              "training_mode is 0) is not supported");
   }
   {
     ModelBuilder b;
@@ -254,21 +270,56 @@ TEST(OnnxImportErrors, OutOfScopeFeatures) {
               "DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL)");
   }
   {
-    ModelBuilder b;
+    ModelBuilder b(10);  // Resize-10 (Upsample-9's semantics): nearest only
     b.input("x", {1, 1, 2, 2});
     b.init("scales", Tensor::from_floats({4}, {1, 1, 2, 2}));
-    attr_string(b.node("Resize", {"x", "", "scales"}, {"y"}, "up"), "mode", "linear");
+    attr_string(b.node("Resize", {"x", "scales"}, {"y"}, "up"), "mode", "linear");
     b.output("y");
     EXPECT_EQ(error_of([&] { b.import(); }),
               "test.onnx: node 'up' (Resize): mode 'linear' is not supported (supported: nearest)");
   }
   {
     ModelBuilder b;
-    b.input("x", {2}).input("t", {}, DType::kBool);
-    b.node("Dropout", {"x", "", "t"}, {"y"}, "d");
+    b.input("x", {1, 1, 2, 2});
+    b.init("scales", Tensor::from_floats({4}, {1, 1, 2, 2}));
+    attr_string(b.node("Resize", {"x", "", "scales"}, {"y"}, "up"), "mode", "bicubic");
     b.output("y");
     EXPECT_EQ(error_of([&] { b.import(); }),
-              "test.onnx: node 'd' (Dropout): training_mode 't' must be a constant false (only inference is supported)");
+              "test.onnx: node 'up' (Resize): mode 'bicubic' is not supported (supported: nearest, linear, cubic)");
+  }
+  {
+    ModelBuilder b;
+    b.input("x", {1, 1, 2, 2});
+    b.init("scales", Tensor::from_floats({4}, {1, 1, 2, 2}));
+    auto& r = b.node("Resize", {"x", "", "scales"}, {"y"}, "up");
+    attr_string(r, "mode", "cubic");
+    attr_string(r, "coordinate_transformation_mode", "tf_half_pixel_for_nn");
+    b.output("y");
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: node 'up' (Resize): coordinate_transformation_mode 'tf_half_pixel_for_nn' is not supported "
+              "with mode 'cubic' (supported with nearest and linear)");
+  }
+  {
+    ModelBuilder b;
+    b.input("x", {1, 1, 2, 2});
+    b.init("sizes", testing::ints({1, 1, 3, 3}));
+    auto& r = b.node("Resize", {"x", "", "", "sizes"}, {"y"}, "crop");
+    attr_string(r, "mode", "linear");
+    attr_string(r, "coordinate_transformation_mode", "tf_crop_and_resize");
+    b.output("y");
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: node 'crop' (Resize): coordinate_transformation_mode 'tf_crop_and_resize' needs input 1 "
+              "(roi)");
+  }
+  {
+    ModelBuilder b;
+    b.input("x", {2});
+    b.init("t", Tensor::from_int64(DType::kBool, {}, {1}));
+    b.node("Dropout", {"x", "", "t"}, {"y"}, "d");  // ratio defaults to 0.5
+    b.output("y");
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: node 'd' (Dropout): training_mode 't' is a constant true and ratio is 0.5: training-mode "
+              "Dropout is random (supported: inference, or training with ratio 0)");
   }
 }
 
