@@ -113,6 +113,9 @@ Graph fold_batch_norm(const Graph& input) {
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     const Node& bn = g.nodes[k];
     if (bn.op_type != "BatchNormalization") continue;
+    // Training mode normalizes with the batch's statistics (and writes running statistics): not an
+    // affine map of constants.
+    if (bn.attr_int_or("training_mode", 0) != 0 || bn.outputs.size() > 1) continue;
     const std::string y = bn.input(0);
     if (std::find(g.outputs.begin(), g.outputs.end(), y) != g.outputs.end()) continue;
     size_t p = g.nodes.size();

@@ -41,8 +41,9 @@ Graph fold_constants(const Graph& input, const NodeEvaluator& evaluate) {
         continue;
       }
     }
-    if (n.op_type == "Dropout" && n.outputs.size() > 1) {
-      // Inference dropout: the mask is all true.
+    if (n.op_type == "Dropout" && n.outputs.size() > 1 && n.inputs.size() == 1) {
+      // Inference dropout (the frontend's one-input form): the mask is all true. A Dropout with a
+      // run-time training_mode keeps its mask (the kernel decides at run time).
       const ValueInfo* x = g.info(n.input(0));
       if (x != nullptr && fully_known(*x)) {
         Tensor mask(DType::kBool, x->shape);

@@ -125,30 +125,70 @@ void normalize_clip(Node& n, int version, ImportContext& ctx) {
   n = std::move(out);
 }
 
+// Dropout: inference (training_mode absent or a constant false, or ratio a constant 0) is an
+// Identity, or Dropout(x) -> (y, mask) with an all-true mask. A training_mode (or, with a constant
+// true training_mode, a ratio) only known at run time keeps Dropout(x, ratio, training_mode): the
+// float kernel passes x through when training_mode is false or ratio is 0 and refuses the random
+// case. A constant true training_mode with a non-zero ratio is random: an error here.
 void normalize_dropout(Node& n, int version, ImportContext& ctx) {
+  bool runtime = false;
   if (version >= 12 && !n.input(2).empty()) {
-    const Tensor* t = constant_input(ctx, n.input(2));
-    if (t == nullptr || t->size() != 1 || t->to_int64()[0] != 0) {
-      ctx.fail(n, fmt::format("training_mode '{}' must be a constant false (only inference is supported)", n.input(2)));
+    if (const Tensor* t = constant_input(ctx, n.input(2)); t == nullptr) {
+      runtime = true;
+    } else if (t->size() != 1) {
+      ctx.fail(n, fmt::format("training_mode '{}' must hold one value, got shape {}", n.input(2),
+                              shape_string(t->shape())));
+    } else if (t->to_int64()[0] != 0) {
+      // Training mode: deterministic only with ratio 0 (ratio defaults to 0.5).
+      const Tensor* r = constant_input(ctx, n.input(1));
+      if (!n.input(1).empty() && r == nullptr) {
+        runtime = true;
+      } else {
+        if (r != nullptr && r->size() != 1) {
+          ctx.fail(n, fmt::format("ratio '{}' must hold one value, got shape {}", n.input(1), shape_string(r->shape())));
+        }
+        const float ratio = r == nullptr ? 0.5f : r->cast(DType::kFloat32).floats()[0];
+        if (ratio != 0.0f) {
+          ctx.fail(n, fmt::format("training_mode '{}' is a constant true and ratio is {}: training-mode Dropout is "
+                                  "random (supported: inference, or training with ratio 0)",
+                                  n.input(2), ratio));
+        }
+      }
     }
   }
   if (version < 10) expect_no_output(ctx, n, 1, "mask of a Dropout before opset 10");
   n.attrs.clear();
+  if (runtime) {
+    n.inputs.resize(3);  // (x, ratio or "", training_mode)
+    return;
+  }
   n.inputs.resize(1);
   // Inference dropout passes its input through; the optional mask is all true.
   if (n.outputs.size() < 2) n.op_type = "Identity";
 }
 
+// BatchNormalization-14/15 with training_mode = 1 normalizes with the batch statistics and may
+// write the updated running mean and variance (outputs 1 and 2); it keeps training_mode and
+// momentum. Before version 14 the statistics outputs imply training with a different output set
+// (saved mean and variance too), which is not supported.
 void normalize_batch_norm(Node& n, int version, ImportContext& ctx) {
-  if (version >= 14 && n.attr_int_or("training_mode", 0) != 0) {
-    ctx.fail(n, "training_mode = 1 is not supported (only inference is supported)");
-  }
+  check_flag(ctx, n, "training_mode");
+  const bool training = version >= 14 && n.attr_int_or("training_mode", 0) != 0;
   for (size_t i = 1; i < n.outputs.size(); ++i) {
-    expect_no_output(ctx, n, i, "a training-mode statistic");
+    if (version < 14) {
+      expect_no_output(ctx, n, i, "a training-mode statistic of BatchNormalization before version 14");
+    } else if (!training) {
+      expect_no_output(ctx, n, i, "a training-mode statistic, but training_mode is 0");
+    }
   }
   const float eps = n.attr_float_or("epsilon", 1e-5f);
+  const float momentum = n.attr_float_or("momentum", 0.9f);
   n.attrs.clear();
   n.attrs["epsilon"] = eps;
+  if (training) {
+    n.attrs["training_mode"] = int64_t(1);
+    n.attrs["momentum"] = momentum;
+  }
 }
 
 void normalize_pad(Node& n, int version, ImportContext& ctx) {
@@ -208,27 +248,57 @@ void set_nearest_attrs(Node& n, const std::string& coordinate_mode, const std::s
   n.attrs["nearest_mode"] = nearest_mode;
 }
 
+// Resize-11/13: nearest, linear and cubic interpolation with every coordinate transformation.
+// Only the attributes the mode reads are kept, always set explicitly: nearest_mode (nearest),
+// cubic_coeff_a and exclude_outside (cubic), extrapolation_value (tf_crop_and_resize). roi is
+// kept for tf_crop_and_resize only (no other mode reads it).
 void normalize_resize(Node& n, int version, ImportContext& ctx) {
   const std::string mode = n.attr_string_or("mode", "nearest");
-  expect_one_of(ctx, n, "mode", mode, {"nearest"});
   if (version < 11) {
     // Resize-10 is Upsample-9 under a new name: out = in[floor(o / scale)].
+    expect_one_of(ctx, n, "mode", mode, {"nearest"});
     set_nearest_attrs(n, "asymmetric", "floor");
     n.inputs = {n.input(0), "", n.input(1)};
     return;
   }
+  expect_one_of(ctx, n, "mode", mode, {"nearest", "linear", "cubic"});
   const std::string coord = n.attr_string_or("coordinate_transformation_mode", "half_pixel");
   expect_one_of(ctx, n, "coordinate_transformation_mode", coord,
-                {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"});
+                {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+                 "tf_crop_and_resize"});
+  if (mode == "cubic" && coord == "tf_half_pixel_for_nn") {
+    ctx.fail(n, "coordinate_transformation_mode 'tf_half_pixel_for_nn' is not supported with mode 'cubic' "
+                "(supported with nearest and linear)");
+  }
   const std::string nearest = n.attr_string_or("nearest_mode", "round_prefer_floor");
-  expect_one_of(ctx, n, "nearest_mode", nearest, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
-  std::string scales = n.input(2), sizes = n.input(3);
-  // Opset 11 requires a scales input even when sizes are given: an empty tensor then.
+  if (mode == "nearest") {
+    expect_one_of(ctx, n, "nearest_mode", nearest, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
+  }
+  check_flag(ctx, n, "exclude_outside");
+  const float cubic_a = n.attr_float_or("cubic_coeff_a", -0.75f);
+  const int64_t exclude_outside = n.attr_int_or("exclude_outside", 0);
+  const float extrapolation = n.attr_float_or("extrapolation_value", 0.0f);
+  std::string roi = n.input(1), scales = n.input(2), sizes = n.input(3);
+  // Opset 11 requires roi and scales inputs even when unused: empty tensors then.
+  if (const Tensor* t = constant_input(ctx, roi); t != nullptr && t->size() == 0) roi.clear();
   if (const Tensor* t = constant_input(ctx, scales); t != nullptr && t->size() == 0) scales.clear();
   if (const Tensor* t = constant_input(ctx, sizes); t != nullptr && t->size() == 0) sizes.clear();
   if (scales.empty() == sizes.empty()) ctx.fail(n, "needs exactly one of the inputs scales and sizes");
-  set_nearest_attrs(n, coord, nearest);
-  n.inputs = {n.input(0), "", scales, sizes};  // roi only matters for tf_crop_and_resize
+  if (coord == "tf_crop_and_resize") {
+    if (roi.empty()) ctx.fail(n, "coordinate_transformation_mode 'tf_crop_and_resize' needs input 1 (roi)");
+  } else {
+    roi.clear();  // only tf_crop_and_resize reads it
+  }
+  n.attrs.clear();
+  n.attrs["mode"] = mode;
+  n.attrs["coordinate_transformation_mode"] = coord;
+  if (mode == "nearest") n.attrs["nearest_mode"] = nearest;
+  if (mode == "cubic") {
+    n.attrs["cubic_coeff_a"] = cubic_a;
+    n.attrs["exclude_outside"] = exclude_outside;
+  }
+  if (coord == "tf_crop_and_resize") n.attrs["extrapolation_value"] = extrapolation;
+  n.inputs = {n.input(0), roi, scales, sizes};
   trim_inputs(n);
 }
 
@@ -292,9 +362,13 @@ void normalize_node(Node n, const OnnxOpSpec& spec, int version, ImportContext& 
     check_window(ctx, n);
     check_flag(ctx, n, "ceil_mode");
     check_flag(ctx, n, "count_include_pad");
-    expect_no_output(ctx, n, 1, "Indices");
-    n.outputs.resize(1);
-    n.attrs.erase("storage_order");  // only affects Indices
+    if (op == "MaxPool" && n.outputs.size() > 1) {
+      // The Indices output (int64, flat offsets into the input): storage_order decides its order.
+      check_flag(ctx, n, "storage_order");
+      n.attrs["storage_order"] = n.attr_int_or("storage_order", 0);
+    } else {
+      n.attrs.erase("storage_order");  // only affects Indices
+    }
   } else if (op == "Clip") {
     normalize_clip(n, version, ctx);
   } else if (op == "Dropout") {

@@ -32,8 +32,10 @@ bool is_pass_through(const Graph& g, const Node& n) {
                          "GlobalMaxPool"})) {
     return n.outputs.size() == 1;
   }
+  if (n.op_type == "Dropout" && n.inputs.size() > 1) return false;  // run-time training_mode
   if (n.op_type == "MaxPool" || n.op_type == "Dropout") {
-    // A used indices / mask output needs the float operator.
+    // A used indices / mask output needs the float operator (quantization can create ties that
+    // move a maximum's index).
     for (size_t k = 1; k < n.outputs.size(); ++k) {
       if (!n.outputs[k].empty() && (!g.consumers(n.outputs[k]).empty() ||
                                     std::count(g.outputs.begin(), g.outputs.end(), n.outputs[k]))) {
@@ -57,7 +59,10 @@ bool is_pass_through(const Graph& g, const Node& n) {
     return true;
   }
   if (n.op_type == "Resize" || n.op_type == "Upsample") {
-    return n.attr_string_or("mode", "nearest") == "nearest";
+    // Nearest only selects input elements: exact on integers. Linear and cubic interpolation
+    // compute new values, and tf_crop_and_resize writes extrapolation_value (a float).
+    return n.attr_string_or("mode", "nearest") == "nearest" &&
+           n.attr_string_or("coordinate_transformation_mode", "") != "tf_crop_and_resize";
   }
   return false;
 }
@@ -70,6 +75,27 @@ bool produces_float(const Graph& g, const Node& n) {
     return v == nullptr || v->dtype == DType::kFloat32 || v->dtype == DType::kFloat64;
   }
   return false;
+}
+
+// Why a node that is not an integer operator stays float (QuantizeResult::cpu_fallbacks).
+std::string fallback_reason(const Node& n) {
+  const std::string kernel = "float kernel between Dequantize and Quantize";
+  const std::string& op = n.op_type;
+  if ((op == "Resize" || op == "Upsample") && n.attr_string_or("mode", "nearest") != "nearest") {
+    return fmt::format("mode '{}' interpolates new values: {}", n.attr_string_or("mode", ""), kernel);
+  }
+  if (op == "Resize" && n.attr_string_or("coordinate_transformation_mode", "") == "tf_crop_and_resize") {
+    return "tf_crop_and_resize (roi, extrapolation_value): " + kernel;
+  }
+  if (op == "BatchNormalization" && (n.attr_int_or("training_mode", 0) != 0 || n.outputs.size() > 1)) {
+    return "training_mode = 1 (batch statistics, running mean and variance): " + kernel;
+  }
+  if (op == "MaxPool" && n.outputs.size() > 1 && !n.outputs[1].empty()) {
+    return fmt::format("Indices output '{}' (quantization can move a maximum's index): {}", n.outputs[1], kernel);
+  }
+  if (op == "Dropout" && n.inputs.size() > 1) return "run-time training_mode: " + kernel;
+  if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) return "mask output: " + kernel;
+  return kernel;
 }
 
 bool constant_inputs_after_first(const Graph& g, const Node& n) {
@@ -124,7 +150,7 @@ QuantizeResult quantize(const Graph& g, const CalibrationStats& stats, const Qua
       b.pass_through(n);
       continue;
     }
-    b.float_fallback(n);
+    b.float_fallback(n, fallback_reason(n));
   }
   b.finish_outputs();
   return b.take_result();

@@ -32,7 +32,7 @@ class QuantBuilder {
   void concat(const Node& n);
   void pass_through(const Node& n);
   // `why` goes into QuantizeResult::cpu_fallbacks after the node's description.
-  void float_fallback(const Node& n, const char* why = "float kernel between Dequantize and Quantize");
+  void float_fallback(const Node& n, const std::string& why = "float kernel between Dequantize and Quantize");
 
   void finish_outputs();
   QuantizeResult take_result();

@@ -381,7 +381,7 @@ void QuantBuilder::pass_through(const Node& n) {
   emit(std::move(q));
 }
 
-void QuantBuilder::float_fallback(const Node& n, const char* why) {
+void QuantBuilder::float_fallback(const Node& n, const std::string& why) {
   Node q = n;
   for (std::string& v : q.inputs) {
     if (!v.empty()) v = float_input(v);

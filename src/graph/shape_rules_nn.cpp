@@ -76,7 +76,30 @@ std::vector<ValueInfo> prelu(const InferArgs& a) {
   return same_as_input(a);
 }
 
+// Dropout(x[, ratio[, training_mode]]) -> (y[, mask]): y like x, the mask bool of x's shape.
 std::vector<ValueInfo> dropout(const InferArgs& a) {
+  if (a.opt(1) != nullptr) {
+    expect_float(a, 1);
+    if (a.ranked(1) && dim_product(a.in(1).shape, 0, a.in(1).shape.size()) != 1) {
+      a.fail(fmt::format("ratio '{}' has shape {}, expected a scalar", a.node.input(1), shape_string(a.in(1).shape)));
+    }
+  }
+  if (a.opt(2) != nullptr) {
+    if (a.in(2).dtype != DType::kBool) {
+      a.fail(fmt::format("training_mode '{}' is {}, expected bool", a.node.input(2), dtype_name(a.in(2).dtype)));
+    }
+    // Both known: a training-mode Dropout with a non-zero ratio is random.
+    const Tensor* t = a.value(2);
+    if (t != nullptr && t->size() == 1 && t->to_int64()[0] != 0) {
+      const Tensor* r = a.value(1);
+      const float ratio = a.opt(1) == nullptr ? 0.5f : r != nullptr && r->size() == 1 ? r->to_float()[0] : 0.0f;
+      if (ratio != 0.0f) {
+        a.fail(fmt::format("training_mode is true and ratio is {}: training-mode Dropout is random (supported: "
+                           "inference, or training with ratio 0)",
+                           ratio));
+      }
+    }
+  }
   std::vector<ValueInfo> out = same_as_input(a);
   if (a.node.outputs.size() > 1) {
     ValueInfo mask = out[0];
@@ -124,13 +147,24 @@ std::vector<ValueInfo> conv_transpose(const InferArgs& a) {
   return {ranked(a.in(0).dtype, out)};
 }
 
+// MaxPool / AveragePool; MaxPool's optional Indices output is int64 of the output's shape.
 std::vector<ValueInfo> pool(const InferArgs& a) {
   const ValueInfo& x = a.in(0);
-  if (!x.known_shape) return {unranked(x.dtype)};
-  const WindowGeometry g = pool_geometry(a.node, x.shape);
-  Shape out = {x.shape[0], x.shape[1]};
-  out.insert(out.end(), g.output.begin(), g.output.end());
-  return {ranked(x.dtype, out)};
+  std::vector<ValueInfo> outs;
+  if (!x.known_shape) {
+    outs.push_back(unranked(x.dtype));
+  } else {
+    const WindowGeometry g = pool_geometry(a.node, x.shape);
+    Shape out = {x.shape[0], x.shape[1]};
+    out.insert(out.end(), g.output.begin(), g.output.end());
+    outs.push_back(ranked(x.dtype, out));
+  }
+  if (a.node.outputs.size() > 1) {
+    ValueInfo indices = outs[0];
+    indices.dtype = DType::kInt64;
+    outs.push_back(indices);
+  }
+  return outs;
 }
 
 std::vector<ValueInfo> global_pool(const InferArgs& a) {
@@ -143,19 +177,30 @@ std::vector<ValueInfo> global_pool(const InferArgs& a) {
   return {ranked(x.dtype, out)};
 }
 
+// BatchNormalization; with training_mode = 1 the optional outputs 1 and 2 are the updated running
+// mean and variance: [C], of the dtype of input 3 (mean).
 std::vector<ValueInfo> batch_norm(const InferArgs& a) {
   expect_float(a, 0);
   const ValueInfo& x = a.in(0);
   if (x.known_shape && x.shape.size() < 2) a.fail(fmt::format("input has shape {}, expected [N, C, ...]", shape_string(x.shape)));
-  const int64_t c = x.known_shape ? x.shape[1] : -1;
+  int64_t c = x.known_shape ? x.shape[1] : -1;
   static const char* names[] = {"", "scale", "B", "mean", "var"};
   for (size_t i = 1; i < 5; ++i) {
+    if (a.opt(i) != nullptr) expect_float(a, i);
     if (!a.ranked(i)) continue;
     const Shape& p = a.in(i).shape;
     if (p.size() != 1) a.fail(fmt::format("{} has shape {}, expected [{}]", names[i], shape_string(p), c));
     expect_dim(a, p[0], c, fmt::format("length of {}", names[i]));
+    if (c < 0) c = p[0];
   }
-  return same_as_input(a);
+  const bool training = a.node.attr_int_or("training_mode", 0) != 0;
+  if (!training && a.node.outputs.size() > 1) {
+    a.fail("outputs running_mean and running_var need training_mode = 1");
+  }
+  std::vector<ValueInfo> out = same_as_input(a);
+  const DType stat = a.opt(3) != nullptr ? a.in(3).dtype : x.dtype;
+  for (size_t i = 1; i < a.node.outputs.size() && i < 3; ++i) out.push_back(ranked(stat, {c}));
+  return out;
 }
 
 std::vector<ValueInfo> gemm(const InferArgs& a) {
@@ -209,14 +254,31 @@ std::vector<ValueInfo> matmul(const InferArgs& a) {
   return {ranked(t, out)};
 }
 
+// Resize(x, roi, scales, sizes) in the frontend's form (Resize-11+): output dims are sizes, or
+// floor(in * scale). Linear and cubic interpolation need float data; roi (tf_crop_and_resize)
+// holds a start and an end per axis.
 std::vector<ValueInfo> resize(const InferArgs& a) {
   const ValueInfo& x = a.in(0);
+  const std::string mode = a.node.attr_string_or("mode", "nearest");
+  if (mode != "nearest") expect_float(a, 0);
   if (!x.known_shape) return {unranked(x.dtype)};
   const size_t r = x.shape.size();
+  if (a.node.attr_string_or("coordinate_transformation_mode", "") == "tf_crop_and_resize") {
+    if (a.opt(1) == nullptr) a.fail("coordinate_transformation_mode 'tf_crop_and_resize' needs input 1 (roi)");
+    expect_float(a, 1);
+    if (a.ranked(1)) {
+      const Shape& roi = a.in(1).shape;
+      if (roi.size() != 1) a.fail(fmt::format("roi has shape {}, expected [{}]", shape_string(roi), 2 * r));
+      expect_dim(a, roi[0], int64_t(2 * r), fmt::format("length of roi (a start and an end per axis of rank {})", r));
+    }
+  }
   Shape out(r, -1);
   if (a.opt(3) != nullptr) {  // sizes
     if (std::optional<std::vector<int64_t>> sizes = a.ints(3)) {
       if (sizes->size() != r) a.fail(fmt::format("sizes has {} values, the input has rank {}", sizes->size(), r));
+      for (int64_t d : *sizes) {
+        if (d < 0) a.fail(fmt::format("sizes {} has a negative entry", shape_string(*sizes)));
+      }
       out = *sizes;
     }
   } else if (a.value(2) != nullptr) {

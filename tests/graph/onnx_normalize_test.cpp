@@ -142,6 +142,114 @@ TEST(OnnxNormalize, BatchNormKeepsOnlyEpsilon) {
   EXPECT_FLOAT_EQ(g.nodes[0].attr_float("epsilon"), 1e-5f);
 }
 
+TEST(OnnxNormalize, DropoutWithRunTimeTrainingModeStaysDropout) {
+  ModelBuilder b(13);
+  b.input("x", {3, 4}).input("r", {}).input("t", {}, DType::kBool);
+  b.init("zero", Tensor::scalar_float(0.0f));
+  b.init("on", Tensor::from_int64(DType::kBool, {}, {1}));
+  attr_int(b.node("Dropout", {"x", "r", "t"}, {"y", "mask"}, "d1"), "seed", 3);  // run-time training_mode
+  b.node("Dropout", {"y", "zero", "on"}, {"z"}, "d2");                           // training with ratio 0
+  b.node("Dropout", {"z", "r", "on"}, {"w"}, "d3");                              // training, run-time ratio
+  b.output("w");
+  b.output("mask");
+  const Graph g = infer_shapes(b.import());
+  ASSERT_EQ(g.nodes.size(), 3u);
+  EXPECT_EQ(g.nodes[0].op_type, "Dropout");
+  EXPECT_EQ(g.nodes[0].inputs, (Strings{"x", "r", "t"}));
+  EXPECT_EQ(g.nodes[0].outputs, (Strings{"y", "mask"}));
+  EXPECT_TRUE(g.nodes[0].attrs.empty());
+  EXPECT_EQ(g.info("mask")->dtype, DType::kBool);
+  EXPECT_EQ(g.nodes[1].op_type, "Identity");
+  EXPECT_EQ(g.nodes[1].inputs, (Strings{"y"}));
+  EXPECT_EQ(g.nodes[2].op_type, "Dropout");
+  EXPECT_EQ(g.nodes[2].inputs, (Strings{"z", "r", "on"}));
+}
+
+TEST(OnnxNormalize, BatchNormTrainingModeKeepsMomentum) {
+  ModelBuilder b(15);
+  b.input("x", {4, 2, 3, 3});
+  for (const char* p : {"s", "bb", "m", "v"}) b.init(p, Tensor(DType::kFloat32, {2}));
+  auto& n = b.node("BatchNormalization", {"x", "s", "bb", "m", "v"}, {"y", "rm", "rv"}, "bn");
+  attr_int(n, "training_mode", 1);
+  attr_float(n, "epsilon", 0.01f);
+  b.output("y");
+  b.output("rm");
+  b.output("rv");
+  const Graph g = infer_shapes(b.import());
+  const Node& bn = g.nodes.at(0);
+  EXPECT_EQ(bn.outputs, (Strings{"y", "rm", "rv"}));
+  EXPECT_EQ(bn.attrs.size(), 3u);
+  EXPECT_EQ(bn.attr_int("training_mode"), 1);
+  EXPECT_FLOAT_EQ(bn.attr_float("momentum"), 0.9f);
+  EXPECT_FLOAT_EQ(bn.attr_float("epsilon"), 0.01f);
+  EXPECT_EQ(g.info("rm")->shape, (Shape{2}));
+  EXPECT_EQ(g.info("rv")->shape, (Shape{2}));
+  // training_mode = 0 keeps epsilon only (as BatchNormalization-9).
+  ModelBuilder c(15);
+  c.input("x", {1, 2});
+  for (const char* p : {"s", "bb", "m", "v"}) c.init(p, Tensor(DType::kFloat32, {2}));
+  attr_int(c.node("BatchNormalization", {"x", "s", "bb", "m", "v"}, {"y"}, "bn"), "training_mode", 0);
+  c.output("y");
+  EXPECT_EQ(c.import().nodes.at(0).attrs.size(), 1u);
+}
+
+TEST(OnnxNormalize, MaxPoolIndicesKeepStorageOrder) {
+  ModelBuilder b(12);
+  b.input("x", {1, 2, 4, 4});
+  auto& p = b.node("MaxPool", {"x"}, {"y", "idx"}, "mp");
+  attr_ints(p, "kernel_shape", {2, 2});
+  attr_ints(p, "strides", {2, 2});
+  attr_int(p, "storage_order", 1);
+  auto& q = b.node("MaxPool", {"y"}, {"z"}, "mp2");
+  attr_ints(q, "kernel_shape", {2, 2});
+  attr_int(q, "storage_order", 1);  // no Indices: dropped
+  b.output("z");
+  b.output("idx");
+  const Graph g = infer_shapes(b.import());
+  EXPECT_EQ(g.nodes[0].outputs, (Strings{"y", "idx"}));
+  EXPECT_EQ(g.nodes[0].attr_int("storage_order"), 1);
+  EXPECT_FALSE(g.nodes[1].has_attr("storage_order"));
+  EXPECT_EQ(g.info("idx")->dtype, DType::kInt64);
+  EXPECT_EQ(g.info("idx")->shape, (Shape{1, 2, 2, 2}));
+}
+
+TEST(OnnxNormalize, ResizeInterpolationKeepsTheAttributesItReads) {
+  ModelBuilder b(13);
+  b.input("x", {1, 1, 4, 4}).input("roi", {8});
+  b.init("scales", Tensor::from_floats({4}, {1, 1, 2, 2}));
+  b.init("sizes", ints({1, 1, 3, 3}));
+  auto& lin = b.node("Resize", {"x", "roi", "scales"}, {"a"}, "lin");
+  attr_string(lin, "mode", "linear");
+  attr_string(lin, "nearest_mode", "floor");  // not read by linear
+  attr_float(lin, "cubic_coeff_a", -0.5f);    // not read by linear
+  auto& cub = b.node("Resize", {"x", "", "scales"}, {"c"}, "cub");
+  attr_string(cub, "mode", "cubic");
+  attr_string(cub, "coordinate_transformation_mode", "align_corners");
+  attr_int(cub, "exclude_outside", 1);
+  auto& crop = b.node("Resize", {"x", "roi", "", "sizes"}, {"t"}, "crop");
+  attr_string(crop, "mode", "linear");
+  attr_string(crop, "coordinate_transformation_mode", "tf_crop_and_resize");
+  attr_float(crop, "extrapolation_value", 10.0f);
+  b.output("a");
+  b.output("c");
+  b.output("t");
+  const Graph g = infer_shapes(b.import());
+  EXPECT_EQ(print_graph(g),
+            "graph test (opset 13)\n"
+            "input  x: float32[1,1,4,4]\n"
+            "input  roi: float32[8]\n"
+            "init   scales: float32[4]\n"
+            "init   sizes: int64[4]\n"
+            "node   lin = Resize(x, , scales) {coordinate_transformation_mode=\"half_pixel\", mode=\"linear\"} -> a: float32[1,1,8,8]\n"
+            "node   cub = Resize(x, , scales) {coordinate_transformation_mode=\"align_corners\", cubic_coeff_a=-0.75, "
+            "exclude_outside=1, mode=\"cubic\"} -> c: float32[1,1,8,8]\n"
+            "node   crop = Resize(x, roi, , sizes) {coordinate_transformation_mode=\"tf_crop_and_resize\", "
+            "extrapolation_value=10, mode=\"linear\"} -> t: float32[1,1,3,3]\n"
+            "output a\n"
+            "output c\n"
+            "output t\n");
+}
+
 TEST(OnnxNormalize, LegacySoftmaxOverTheLastAxisStaysOneNode) {
   ModelBuilder b(11);
   b.input("x", {-1, 10});

@@ -147,6 +147,43 @@ TEST(FoldBatchNorm, LeavesSharedOrUnfoldableLayersAlone) {
   EXPECT_EQ(print_graph(fold_batch_norm(g)), print_graph(g));
 }
 
+TEST(FoldBatchNorm, LeavesTrainingModeAlone) {
+  // A training-mode BN normalizes with the batch's statistics: folding its running statistics into
+  // the conv would change the result.
+  std::mt19937 rng(7);
+  Builder b;
+  b.in("x", {4, 2, 3, 3}).init("w", random_tensor({3, 2, 1, 1}, rng));
+  b.node("conv", "Conv", {"x", "w"}, {"c"});
+  b.bn("bn", "c", "y", 3, rng).out("y");
+  b.g.nodes.back().attrs["training_mode"] = int64_t(1);
+  b.g.nodes.back().attrs["momentum"] = 0.9f;
+  Builder with_stats = b;  // the same with the running statistics as outputs
+  with_stats.g.nodes.back().outputs = {"y", "rm", "rv"};
+  with_stats.out("rm").out("rv");
+  for (const Graph& built : {b.g, with_stats.g}) {
+    const Graph g = infer_shapes(built);
+    const Graph folded = fold_batch_norm(g);
+    EXPECT_EQ(print_graph(folded), print_graph(g));
+    // The batch statistics are what the output uses: per channel mean 0 and variance 1 (before
+    // scale and bias), which the running statistics do not give.
+    const cpu::TensorMap out = cpu::run_float(folded, {{"x", random_tensor({4, 2, 3, 3}, rng)}});
+    const std::vector<float> y = out.at("y").to_float();
+    const std::vector<float> scale = g.initializers.at("bn.s").to_float(), bias = g.initializers.at("bn.b").to_float();
+    for (int64_t c = 0; c < 3; ++c) {
+      double sum = 0, sum2 = 0;
+      for (int64_t n = 0; n < 4; ++n) {
+        for (int64_t i = 0; i < 9; ++i) {
+          const double v = (y[size_t((n * 3 + c) * 9 + i)] - bias[size_t(c)]) / scale[size_t(c)];
+          sum += v;
+          sum2 += v * v;
+        }
+      }
+      EXPECT_NEAR(sum / 36, 0.0, 1e-4) << c;
+      EXPECT_NEAR(sum2 / 36, 1.0, 2e-2) << c;  // var / (var + eps) with eps 1e-3
+    }
+  }
+}
+
 TEST(FoldConstants, EvaluatesConstantNodesThroughTheEvaluator) {
   Builder b;
   b.in("x", {2, 3}).init("a", Tensor::from_floats({3}, {1, 2, 3})).init("two", Tensor::scalar_float(2));
@@ -187,6 +224,16 @@ TEST(FoldConstants, ShapeOfKnownShapesAndDropoutMasks) {
   EXPECT_EQ(mask.dtype(), DType::kBool);
   EXPECT_EQ(mask.shape(), (Shape{2, 3, 4}));
   EXPECT_TRUE(std::all_of(mask.raw(), mask.raw() + mask.size(), [](uint8_t v) { return v == 1; }));
+  // A Dropout with a run-time training_mode keeps its mask: the kernel decides at run time.
+  Builder t;
+  t.in("x", {2, 3}).in("r", {}).in("train", {});
+  t.g.info_mut("train").dtype = DType::kBool;
+  t.node("d", "Dropout", {"x", "r", "train"}, {"y", "mask"}).out("y").out("mask");
+  const Graph kept = fold_constants(infer_shapes(t.g));
+  ASSERT_EQ(kept.nodes.size(), 1u);
+  EXPECT_EQ(kept.nodes[0].op_type, "Dropout");
+  EXPECT_EQ(kept.nodes[0].outputs, (std::vector<std::string>{"y", "mask"}));
+  EXPECT_FALSE(kept.is_initializer("mask"));
   // An unbound batch dimension keeps the Shape node.
   Builder u;
   u.in("x", {-1, 3}).node("s", "Shape", {"x"}, {"shape"}).out("shape");

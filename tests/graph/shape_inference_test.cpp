@@ -232,6 +232,107 @@ TEST(ShapeInference, ResizeAndQuantization) {
             "float32[2,3]");
 }
 
+// The forms the frontend keeps for training-capable and multi-output nodes.
+TEST(ShapeInference, TrainingAndIndicesOutputs) {
+  // MaxPool's Indices: int64 of the output's shape.
+  const Graph mp = Builder().in("x", {2, 3, 5, 5})
+                       .node("MaxPool", {"x"}, {"y", "idx"},
+                             {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"storage_order", int64_t(1)}})
+                       .infer();
+  EXPECT_EQ(mp.info("y")->shape, (Shape{2, 3, 2, 2}));
+  EXPECT_EQ(mp.info("idx")->dtype, DType::kInt64);
+  EXPECT_EQ(mp.info("idx")->shape, (Shape{2, 3, 2, 2}));
+  const Graph mp_dyn = Builder().in("x", {-1, 3, 4, 4}).node("MaxPool", {"x"}, {"y", "idx"}, {{"kernel_shape", Ints{2, 2}}}).infer();
+  EXPECT_EQ(mp_dyn.info("idx")->shape, (Shape{-1, 3, 3, 3}));
+  // BatchNormalization in training mode: running mean and variance [C], the dtype of `mean`.
+  Builder bn;
+  bn.in("x", {4, 3, 2, 2});
+  for (const char* p : {"s", "b", "m", "v"}) bn.weight(p, {3});
+  const Graph t = bn.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y", "rm", "rv"},
+                          {{"training_mode", int64_t(1)}, {"momentum", 0.9f}})
+                      .infer();
+  EXPECT_EQ(t.info("y")->shape, (Shape{4, 3, 2, 2}));
+  EXPECT_EQ(t.info("rm")->shape, (Shape{3}));
+  EXPECT_EQ(t.info("rv")->shape, (Shape{3}));
+  EXPECT_EQ(t.info("rv")->dtype, DType::kFloat32);
+  Builder bn_dyn;  // channels from the parameters when the input's are unknown
+  bn_dyn.in("x", {-1, -1, 5});
+  for (const char* p : {"s", "b", "m", "v"}) bn_dyn.weight(p, {6});
+  EXPECT_EQ(bn_dyn.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y", "rm"}, {{"training_mode", int64_t(1)}})
+                .shape_of("rm"),
+            "float32[6]");
+  // Dropout with a run-time training_mode (and ratio): y like x, mask bool.
+  const Graph d = Builder().in("x", {3, 4}).in("r", {}).in("t", {}, DType::kBool)
+                      .node("Dropout", {"x", "r", "t"}, {"y", "mask"}).infer();
+  EXPECT_EQ(d.info("y")->shape, (Shape{3, 4}));
+  EXPECT_EQ(d.info("mask")->dtype, DType::kBool);
+  EXPECT_EQ(d.info("mask")->shape, (Shape{3, 4}));
+  // Training with ratio 0 is deterministic.
+  EXPECT_EQ(Builder().in("x", {3}).init("r", Tensor::scalar_float(0)).init("t", Tensor::from_int64(DType::kBool, {}, {1}))
+                .node("Dropout", {"x", "r", "t"}, {"y"}).shape_of("y"),
+            "float32[3]");
+}
+
+TEST(ShapeInference, ResizeInterpolationModes) {
+  auto resize = [](Shape x, std::vector<std::string> in, std::map<std::string, AttrValue> attrs, DType t = DType::kFloat32) {
+    return Builder().in("x", x, t).in("roi", {8}).init("s", Tensor::from_floats({4}, {1, 1, 0.6f, 1.7f}))
+        .init("z", ints({1, 1, 3, 3})).node("Resize", in, {"y"}, attrs).shape_of("y");
+  };
+  EXPECT_EQ(resize({1, 1, 4, 4}, {"x", "", "s"}, {{"mode", std::string("linear")}}), "float32[1,1,2,6]");
+  EXPECT_EQ(resize({1, 1, 4, 4}, {"x", "", "s"},
+                   {{"mode", std::string("cubic")}, {"cubic_coeff_a", -0.5f}, {"exclude_outside", int64_t(1)}}),
+            "float32[1,1,2,6]");
+  EXPECT_EQ(resize({1, 1, 4, 4}, {"x", "roi", "", "z"},
+                   {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("tf_crop_and_resize")},
+                    {"extrapolation_value", 10.0f}}),
+            "float32[1,1,3,3]");
+  // The output size ignores roi (floor(in * scale), as ONNX's reference and shape inference).
+  EXPECT_EQ(resize({1, 1, 4, 4}, {"x", "roi", "s"},
+                   {{"mode", std::string("nearest")}, {"coordinate_transformation_mode", std::string("tf_crop_and_resize")}}),
+            "float32[1,1,2,6]");
+  // Nearest selects elements of any dtype; interpolation needs floats.
+  EXPECT_EQ(resize({1, 1, 4, 4}, {"x", "", "s"}, {{"mode", std::string("nearest")}}, DType::kInt32), "int32[1,1,2,6]");
+  EXPECT_EQ(error_of([&] { resize({1, 1, 4, 4}, {"x", "", "s"}, {{"mode", std::string("linear")}}, DType::kInt32); }),
+            "node 'n0' (Resize): input 0 ('x') is int32, expected a float tensor");
+  EXPECT_EQ(error_of([&] {
+              Builder().in("x", {1, 1, 4, 4}).in("roi", {4}).init("z", ints({1, 1, 3, 3}))
+                  .node("Resize", {"x", "roi", "", "z"}, {"y"},
+                        {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("tf_crop_and_resize")}})
+                  .infer();
+            }),
+            "node 'n0' (Resize): length of roi (a start and an end per axis of rank 4) is 4, expected 8");
+  EXPECT_EQ(error_of([&] {
+              Builder().in("x", {1, 1, 4, 4}).init("z", ints({1, 1, 3, 3}))
+                  .node("Resize", {"x", "", "", "z"}, {"y"},
+                        {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("tf_crop_and_resize")}})
+                  .infer();
+            }),
+            "node 'n0' (Resize): coordinate_transformation_mode 'tf_crop_and_resize' needs input 1 (roi)");
+}
+
+TEST(ShapeInferenceErrors, TrainingForms) {
+  // A constant true training_mode with a non-zero (or the default 0.5) ratio is random.
+  EXPECT_EQ(error_of([] {
+              Builder().in("x", {3}).init("r", Tensor::scalar_float(0.25f)).init("t", Tensor::from_int64(DType::kBool, {}, {1}))
+                  .node("Dropout", {"x", "r", "t"}, {"y"}).infer();
+            }),
+            "node 'n0' (Dropout): training_mode is true and ratio is 0.25: training-mode Dropout is random (supported: "
+            "inference, or training with ratio 0)");
+  EXPECT_EQ(error_of([] {
+              Builder().in("x", {3}).init("t", Tensor::from_int64(DType::kBool, {}, {1}))
+                  .node("Dropout", {"x", "", "t"}, {"y"}).infer();
+            }),
+            "node 'n0' (Dropout): training_mode is true and ratio is 0.5: training-mode Dropout is random (supported: "
+            "inference, or training with ratio 0)");
+  EXPECT_EQ(error_of([] { Builder().in("x", {3}).in("t", {}, DType::kInt64).node("Dropout", {"x", "", "t"}, {"y"}).infer(); }),
+            "node 'n0' (Dropout): training_mode 't' is int64, expected bool");
+  Builder bn;
+  bn.in("x", {2, 3});
+  for (const char* p : {"s", "b", "m", "v"}) bn.weight(p, {3});
+  EXPECT_EQ(error_of([&] { bn.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y", "rm"}).infer(); }),
+            "node 'n0' (BatchNormalization): outputs running_mean and running_var need training_mode = 1");
+}
+
 TEST(ShapeInference, FollowsShapeChainsByValue) {
   // torch's x.view(x.size(0), -1): Shape -> Gather -> Unsqueeze -> Concat -> Reshape.
   Builder b;
