@@ -9,6 +9,7 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/model_args.h"
 #include "common/error.h"
 #include "io/tensor_files.h"
@@ -28,10 +29,11 @@ struct AccuracyArgs {
 
 void progress_bar(int64_t done, int64_t total) {
   constexpr int kWidth = 40;
+  static int64_t updates = 0;
   const int filled = total > 0 ? int(kWidth * done / total) : kWidth;
-  std::cerr << fmt::format("\r[{}{}] {}/{} images", std::string(size_t(filled), '#'),
-                           std::string(size_t(kWidth - filled), '.'), done, total)
-            << (done == total ? "\n" : "") << std::flush;
+  show_progress(fmt::format("[{}{}] {}/{} images", std::string(size_t(filled), '#'),
+                            std::string(size_t(kWidth - filled), '.'), done, total),
+                ++updates, done == total);
 }
 
 void run_accuracy(const AccuracyArgs& a) {

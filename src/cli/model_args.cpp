@@ -1,5 +1,7 @@
 #include "cli/model_args.h"
 
+#include "cli/progress.h"
+
 #include <iostream>
 
 #include <fmt/format.h>
@@ -39,7 +41,10 @@ model::LoadOptions load_options(const ModelArgs& a, bool quantize) {
   o.calib_samples = a.calib_samples;
   o.dump_dir = a.dump_passes;
   o.force = a.force;
-  o.progress = [](const std::string& line) { std::cerr << "\r" << line << std::flush; };
+  o.progress = [](const std::string& line) {
+    static int64_t updates = 0;
+    show_progress(line, ++updates, false, 1);
+  };
   return o;
 }
 

@@ -1,0 +1,26 @@
+// Progress lines on stderr: redrawn in place on a terminal; on a pipe or log file only every
+// `every`-th update and the last one, each on its own line, so logs stay readable.
+#pragma once
+
+#include <unistd.h>
+
+#include <iostream>
+#include <string>
+
+namespace tauvta::cli {
+
+inline bool stderr_is_terminal() {
+  static const bool tty = ::isatty(STDERR_FILENO) == 1;
+  return tty;
+}
+
+// `step` counts updates from 1; `last` marks the final one.
+inline void show_progress(const std::string& line, int64_t step, bool last, int64_t every = 10) {
+  if (stderr_is_terminal()) {
+    std::cerr << "\r" << line << (last ? "\n" : "") << std::flush;
+  } else if (last || step % every == 0) {
+    std::cerr << line << "\n" << std::flush;
+  }
+}
+
+}  // namespace tauvta::cli
