@@ -127,9 +127,9 @@ void add_gemm_command(CLI::App& app) {
   auto args = std::make_shared<GemmArgs>();
   CLI::App* cmd = app.add_subcommand(
       "gemm", "Run a random tiled GEMM C = A*B on the simulated accelerator and verify it");
-  cmd->add_option("--m", args->m, "Rows of A and C")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--k", args->k, "Columns of A, rows of B")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--n", args->n, "Columns of B and C")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--m", args->m, "Rows of A and C")->required()->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option("--k", args->k, "Columns of A, rows of B")->required()->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option("--n", args->n, "Columns of B and C")->required()->check(CLI::Range(1u, 1u << 16));
   cmd->add_option("--config", args->config, "Hardware config JSON (default: built-in pynq)");
   cmd->add_option("--seed", args->seed, "Random seed for A and B (default 1)");
   cmd->add_option("--virtual-threads", args->virtual_threads,

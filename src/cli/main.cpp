@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits 1 like any other user error.
+    return app.exit(e) == 0 ? 0 : 1;
   } catch (const tauvta::Error& e) {
     std::cerr << "tauvta: error: " << e.what() << "\n";
     return 1;
