@@ -15,7 +15,7 @@ OnChipMemory::OnChipMemory(const hw::HwConfig& c)
       wgt_lanes_(c.block_out() * c.block_in()),
       acc_lanes_(c.batch() * c.block_out()),
       has_vnni_weights_(cpu_has_vnni() && c.wgt_width() <= 8 && c.inp_width() <= 8 &&
-                        c.block_in() % 4 == 0 && c.block_out() % 16 == 0) {
+                        c.block_in() % 4 == 0 && c.block_out() % 8 == 0) {
   uop_raw.assign(c.uop_depth(), 0);
   uop_gemm.assign(c.uop_depth(), hw::Uop{});
   uop_alu.assign(c.uop_depth(), hw::Uop{});

@@ -1,0 +1,194 @@
+#include "sim/vnni_gemm.h"
+
+// GCC 12's AVX-512 intrinsic headers trip -Wmaybe-uninitialized on their own _mm512_undefined
+// placeholders (a known false positive); nothing in this file reads uninitialized data.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace tauvta::sim {
+namespace {
+
+// dpbusd multiplies u8 by s8, so inputs are kept biased as x + 128 (inp_vnni) and
+// 128 * row-sum(w) (wgt_corr, computed at weight load) is subtracted. Weights are laid out
+// [ic/4][oc][4], so one vector load covers kLanes output channels of one group of 4 inputs.
+#define TAUVTA_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+
+struct Zmm {  // 16 output channels per vector
+  using V = __m512i;
+  static constexpr int kLanes = 16;
+  TAUVTA_VNNI static V load(const void* p) { return _mm512_loadu_si512(p); }
+  TAUVTA_VNNI static V zero() { return _mm512_setzero_si512(); }
+  TAUVTA_VNNI static V set1(int32_t x) { return _mm512_set1_epi32(x); }
+  TAUVTA_VNNI static V dp(V acc, V a, V b) { return _mm512_dpbusd_epi32(acc, a, b); }
+  TAUVTA_VNNI static V add(V a, V b) { return _mm512_add_epi32(a, b); }
+  TAUVTA_VNNI static V sub(V a, V b) { return _mm512_sub_epi32(a, b); }
+  // Sign-extends the low 32 - shift bits of every lane.
+  TAUVTA_VNNI static V wrap(V v, int shift) {
+    return _mm512_srai_epi32(_mm512_slli_epi32(v, unsigned(shift)), unsigned(shift));
+  }
+  TAUVTA_VNNI static void store(void* p, V v) { _mm512_storeu_si512(p, v); }
+  TAUVTA_VNNI static void store_low_bytes(int8_t* p, V v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v));
+  }
+};
+
+struct Ymm {  // 8 output channels per vector (BLOCK_OUT = 8, 24, ...)
+  using V = __m256i;
+  static constexpr int kLanes = 8;
+  TAUVTA_VNNI static V load(const void* p) { return _mm256_loadu_si256(static_cast<const V*>(p)); }
+  TAUVTA_VNNI static V zero() { return _mm256_setzero_si256(); }
+  TAUVTA_VNNI static V set1(int32_t x) { return _mm256_set1_epi32(x); }
+  TAUVTA_VNNI static V dp(V acc, V a, V b) { return _mm256_dpbusd_epi32(acc, a, b); }
+  TAUVTA_VNNI static V add(V a, V b) { return _mm256_add_epi32(a, b); }
+  TAUVTA_VNNI static V sub(V a, V b) { return _mm256_sub_epi32(a, b); }
+  TAUVTA_VNNI static V wrap(V v, int shift) {
+    return _mm256_srai_epi32(_mm256_slli_epi32(v, shift), shift);
+  }
+  TAUVTA_VNNI static void store(void* p, V v) { _mm256_storeu_si256(static_cast<V*>(p), v); }
+  TAUVTA_VNNI static void store_low_bytes(int8_t* p, V v) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm256_cvtepi32_epi8(v));
+  }
+};
+
+// Geometry shared by both kernels; k* > 0 fixes a dimension at compile time.
+template <class Vec, int kGroups, int kBatch>
+struct Shape {
+  explicit Shape(const hw::HwConfig& c)
+      : BI(c.block_in()), BO(c.block_out()), B(kBatch > 0 ? kBatch : c.batch()),
+        groups(kGroups > 0 ? kGroups : c.block_in() / 4), oc_blocks(c.block_out() / Vec::kLanes),
+        acc_shift(32 - c.acc_width()), out_shift(c.out_width() < 8 ? 32 - c.out_width() : 0),
+        wgt_elem(size_t(c.block_out()) * c.block_in()) {}
+  int BI, BO, B, groups, oc_blocks, acc_shift, out_shift;
+  size_t wgt_elem;
+};
+
+// Writes a finished accumulator vector: wrap to the accumulator width, store (or zero on reset),
+// and store the low OUT bits of the pre-reset value into the output buffer.
+template <class Vec, class S>
+TAUVTA_VNNI inline void finish(const S& s, typename Vec::V nv, int32_t* ap, int8_t* op, bool reset) {
+  if (s.acc_shift != 0) nv = Vec::wrap(nv, s.acc_shift);
+  Vec::store(ap, reset ? Vec::zero() : nv);
+  Vec::store_low_bytes(op, s.out_shift != 0 ? Vec::wrap(nv, s.out_shift) : nv);
+}
+
+// General loop order (the hardware's): every (o, i) step runs all micro-ops. Two dependency
+// chains per micro-op halve the dpbusd latency it waits for.
+template <class Vec, int kGroups, int kBatch>
+TAUVTA_VNNI void gemm_steps(OnChipMemory& m, const LoopNest& l, bool reset) {
+  const Shape<Vec, kGroups, kBatch> s(m.config());
+  const uint8_t* inp = m.inp_vnni.data();
+  const int8_t* wv = m.wgt_vnni.data();
+  const int32_t* corr = m.wgt_corr.data();
+  int32_t* acc = m.acc32.data();
+  int8_t* out = m.out8.data();
+  for (uint32_t o = 0; o < l.iter_out; ++o) {
+    for (uint32_t i = 0; i < l.iter_in; ++i) {
+      const uint32_t da = o * l.dst_out + i * l.dst_in;
+      const uint32_t dx = o * l.src_out + i * l.src_in;
+      const uint32_t dw = o * l.wgt_out + i * l.wgt_in;
+      for (uint32_t u = 0; u < l.n_uops; ++u) {
+        const hw::Uop& uop = l.uops[u];
+        const size_t a = uop.dst + da, x = uop.src + dx, w = uop.wgt + dw;
+        for (int b = 0; b < s.B; ++b) {
+          const uint8_t* xp = inp + (x * s.B + b) * s.BI;
+          for (int cb = 0; cb < s.oc_blocks; ++cb) {
+            const size_t lane0 = size_t(cb) * Vec::kLanes;
+            const int8_t* wp = wv + w * s.wgt_elem + lane0 * 4;
+            int32_t* ap = acc + (a * s.B + b) * s.BO + lane0;
+            typename Vec::V nv = Vec::sub(Vec::load(ap), Vec::load(corr + w * s.BO + lane0));
+            typename Vec::V nv2 = Vec::zero();
+            int g = 0;
+            for (; g + 1 < s.groups; g += 2) {
+              int32_t x0, x1;
+              std::memcpy(&x0, xp + 4 * g, 4);
+              std::memcpy(&x1, xp + 4 * g + 4, 4);
+              nv = Vec::dp(nv, Vec::set1(x0), Vec::load(wp + size_t(g) * s.BO * 4));
+              nv2 = Vec::dp(nv2, Vec::set1(x1), Vec::load(wp + size_t(g + 1) * s.BO * 4));
+            }
+            if (g < s.groups) {
+              int32_t x0;
+              std::memcpy(&x0, xp + 4 * g, 4);
+              nv = Vec::dp(nv, Vec::set1(x0), Vec::load(wp + size_t(g) * s.BO * 4));
+            }
+            finish<Vec>(s, Vec::add(nv, nv2), ap, out + (a * s.B + b) * s.BO + lane0, reset);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Reduction-shaped GEMM: the accumulator index does not move with the loops (dst factors 0), so
+// each micro-op accumulates over all iter_out x iter_in steps into one accumulator row. Without
+// reset the hardware's final state is order-independent (acc += dot is a wrapping sum; out is the
+// truncation of the last, i.e. final, sum), so this kernel runs micro-op-major and keeps the row
+// in registers: one accumulator load and store per micro-op instead of per step, and four
+// independent chains so consecutive steps do not wait on each other's dpbusd latency.
+template <class Vec, int kGroups, int kBatch>
+TAUVTA_VNNI void gemm_reduce(OnChipMemory& m, const LoopNest& l) {
+  const Shape<Vec, kGroups, kBatch> s(m.config());
+  const uint8_t* inp = m.inp_vnni.data();
+  const int8_t* wv = m.wgt_vnni.data();
+  const int32_t* corr = m.wgt_corr.data();
+  int32_t* acc = m.acc32.data();
+  int8_t* out = m.out8.data();
+  for (uint32_t u = 0; u < l.n_uops; ++u) {
+    const hw::Uop& uop = l.uops[u];
+    const size_t a = uop.dst;
+    for (int b = 0; b < s.B; ++b) {
+      for (int cb = 0; cb < s.oc_blocks; ++cb) {
+        const size_t lane0 = size_t(cb) * Vec::kLanes;
+        int32_t* ap = acc + (a * s.B + b) * s.BO + lane0;
+        typename Vec::V ch[4] = {Vec::load(ap), Vec::zero(), Vec::zero(), Vec::zero()};
+        typename Vec::V corr_sum = Vec::zero();
+        for (uint32_t o = 0; o < l.iter_out; ++o) {
+          for (uint32_t i = 0; i < l.iter_in; ++i) {
+            const size_t x = uop.src + o * l.src_out + i * l.src_in;
+            const size_t w = uop.wgt + o * l.wgt_out + i * l.wgt_in;
+            const uint8_t* xp = inp + (x * s.B + b) * s.BI;
+            const int8_t* wp = wv + w * s.wgt_elem + lane0 * 4;
+            corr_sum = Vec::add(corr_sum, Vec::load(corr + w * s.BO + lane0));
+            for (int g = 0; g < s.groups; ++g) {
+              int32_t xg;
+              std::memcpy(&xg, xp + 4 * g, 4);
+              ch[g & 3] = Vec::dp(ch[g & 3], Vec::set1(xg), Vec::load(wp + size_t(g) * s.BO * 4));
+            }
+          }
+        }
+        const typename Vec::V nv =
+            Vec::sub(Vec::add(Vec::add(ch[0], ch[1]), Vec::add(ch[2], ch[3])), corr_sum);
+        finish<Vec>(s, nv, ap, out + (a * s.B + b) * s.BO + lane0, false);
+      }
+    }
+  }
+}
+
+template <class Vec, int kGroups, int kBatch>
+void run(OnChipMemory& m, const LoopNest& l, bool reset) {
+  if (!reset && l.dst_out == 0 && l.dst_in == 0) {
+    gemm_reduce<Vec, kGroups, kBatch>(m, l);
+  } else {
+    gemm_steps<Vec, kGroups, kBatch>(m, l, reset);
+  }
+}
+
+}  // namespace
+
+bool vnni_gemm_applies(const OnChipMemory& m) { return m.has_vnni_weights() && m.acc_is_int32(); }
+
+void run_gemm_vnni(OnChipMemory& m, const LoopNest& l, bool reset) {
+  const hw::HwConfig& c = m.config();
+  if (c.block_out() % 16 == 0) {
+    if (c.block_in() == 16 && c.batch() == 1) {
+      run<Zmm, 4, 1>(m, l, reset);  // the default 1x16x16 shape, fully unrolled
+    } else {
+      run<Zmm, 0, 0>(m, l, reset);
+    }
+  } else {
+    run<Ymm, 0, 0>(m, l, reset);
+  }
+}
+
+}  // namespace tauvta::sim
