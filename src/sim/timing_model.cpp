@@ -174,8 +174,9 @@ void TimingModel::schedule(std::span<const Insn> program,
     return true;
   };
 
-  // Fetch runs ahead as far as the command queues allow.
+  // Fetch runs ahead as far as the command queues allow; true when it fetched anything.
   auto run_fetch = [&] {
+    const size_t before = fetched;
     while (fetched < n) {
       const size_t m = plan_[fetched].module;
       const uint32_t p = plan_[fetched].queue_pos;
@@ -188,28 +189,30 @@ void TimingModel::schedule(std::span<const Insn> program,
       fetch_time_[fetched++] = t;
       last_fetch = t;
     }
+    return fetched != before;
   };
 
   while (done < n) {
-    run_fetch();
+    // Settle everything that does not depend on choosing a start: finished modules push their
+    // tokens, free modules take their next command off the queue before waiting for its tokens
+    // (as vta.cc does, freeing the slot for fetch), and fetch refills the queues. Repeat until
+    // nothing changes, so every command that could start is a candidate below.
     bool progress = false;
-    for (int m = 0; m < hw::kNumModules; ++m) {
-      if (mods[m].pushing && try_push(mods[m], m)) progress = true;
-    }
-    // A free module takes its next command off the queue before waiting for that command's
-    // tokens (as vta.cc does), which frees the slot for fetch.
-    bool dequeued = false;
-    for (int m = 0; m < hw::kNumModules; ++m) {
-      ModuleState& ms = mods[m];
-      if (ms.pushing || ms.next >= ms.queue->size()) continue;
-      const uint32_t i = (*ms.queue)[ms.next];
-      if (fetch_time_[i] == kUnknown || deq_time_[m][ms.next] != kUnknown) continue;
-      deq_time_[m][ms.next] = std::max(ms.free_at, fetch_time_[i]);
-      dequeued = true;
-    }
-    if (dequeued) {
-      run_fetch();
-      progress = true;
+    for (bool changed = true; changed;) {
+      changed = run_fetch();
+      for (int m = 0; m < hw::kNumModules; ++m) {
+        ModuleState& ms = mods[m];
+        if (ms.pushing) {
+          if (!try_push(ms, m)) continue;
+          changed = true;
+        }
+        if (ms.next >= ms.queue->size()) continue;
+        const uint32_t i = (*ms.queue)[ms.next];
+        if (fetch_time_[i] == kUnknown || deq_time_[m][ms.next] != kUnknown) continue;
+        deq_time_[m][ms.next] = std::max(ms.free_at, fetch_time_[i]);
+        changed = true;
+      }
+      progress |= changed;
     }
     // Start the ready instruction with the earliest start time (keeps the bus in time order).
     int best = -1;
