@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>  // with ONNX_ML=1 (set by the onnx_proto target): the onnx-ml messages
 
 #include "common/error.h"
+#include "common/onnx_node_data.h"
 #include "cpu/float_executor.h"
 #include "graph/graph.h"
 #include "graph/onnx_import.h"
@@ -31,7 +32,7 @@ namespace fs = std::filesystem;
 using graph::DType;
 using graph::Tensor;
 
-const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
+const fs::path kNodeTests = tauvta::testing::kOnnxNodeTests;
 
 // The operators of issue 3 (plus Cast, Squeeze and Slice, which exporters put in the
 // Shape/Gather/Unsqueeze chains that fold to constants).
@@ -43,41 +44,18 @@ const std::set<std::string> kIssueOperators = {
     "DequantizeLinear"};
 
 // Selected tests the full path must reject, with the text the error must contain: they need what
-// tauvta deliberately does not represent (float16/bfloat16/string elements, optional and sequence
-// values; the import refuses them) or random training-mode Dropout (ratio > 0 with training_mode
-// true, both run-time inputs here: the import keeps the node and run_float refuses it).
-const std::map<std::string, std::string> kExpectedErrors = {
-    {"test_cast_BFLOAT16_to_FLOAT", "element type BFLOAT16 is not supported"},
-    {"test_cast_DOUBLE_to_FLOAT16", "element type FLOAT16 is not supported"},
-    {"test_cast_FLOAT16_to_DOUBLE", "element type FLOAT16 is not supported"},
-    {"test_cast_FLOAT16_to_FLOAT", "element type FLOAT16 is not supported"},
-    {"test_cast_FLOAT_to_BFLOAT16", "element type BFLOAT16 is not supported"},
-    {"test_cast_FLOAT_to_FLOAT16", "element type FLOAT16 is not supported"},
-    {"test_cast_FLOAT_to_STRING", "element type STRING is not supported"},
-    {"test_cast_STRING_to_FLOAT", "element type STRING is not supported"},
-    {"test_castlike_BFLOAT16_to_FLOAT_expanded", "element type BFLOAT16 is not supported"},
-    {"test_castlike_DOUBLE_to_FLOAT16_expanded", "element type FLOAT16 is not supported"},
-    {"test_castlike_FLOAT16_to_DOUBLE_expanded", "element type FLOAT16 is not supported"},
-    {"test_castlike_FLOAT16_to_FLOAT_expanded", "element type FLOAT16 is not supported"},
-    {"test_castlike_FLOAT_to_BFLOAT16_expanded", "element type BFLOAT16 is not supported"},
-    {"test_castlike_FLOAT_to_FLOAT16_expanded", "element type FLOAT16 is not supported"},
-    {"test_castlike_FLOAT_to_STRING_expanded", "element type STRING is not supported"},
-    {"test_castlike_STRING_to_FLOAT_expanded", "element type STRING is not supported"},
-    {"test_identity_opt", "is optional; only tensors are supported"},
-    {"test_identity_sequence", "is a sequence; only tensors are supported"},
-    {"test_training_dropout", "training-mode Dropout is random"},
-    {"test_training_dropout_default", "training-mode Dropout is random"},
-    {"test_training_dropout_default_mask", "training-mode Dropout is random"},
-    {"test_training_dropout_mask", "training-mode Dropout is random"},
-};
+// tauvta deliberately does not represent (the import refuses them) or random training-mode
+// Dropout (the import keeps the node and run_float refuses it).
+const std::map<std::string, std::string> kExpectedErrors = [] {
+  std::map<std::string, std::string> m = tauvta::testing::onnx_tests_rejected_at_import();
+  const auto& random = tauvta::testing::onnx_tests_random_dropout();
+  m.insert(random.begin(), random.end());
+  return m;
+}();
 
 // Kernel-level runs (no frontend) that must fail: random Dropout.
-const std::map<std::string, std::string> kExpectedKernelErrors = {
-    {"test_training_dropout", "training-mode Dropout is random"},
-    {"test_training_dropout_default", "training-mode Dropout is random"},
-    {"test_training_dropout_default_mask", "training-mode Dropout is random"},
-    {"test_training_dropout_mask", "training-mode Dropout is random"},
-};
+const std::map<std::string, std::string>& kExpectedKernelErrors =
+    tauvta::testing::onnx_tests_random_dropout();
 
 bool load_model(const fs::path& path, onnx::ModelProto& m) {
   std::ifstream in(path, std::ios::binary);
@@ -208,7 +186,7 @@ std::string compare(const std::string& name, const Tensor& actual, const Tensor&
                      first, a[size_t(first)], e[size_t(first)]);
 }
 
-class OnnxNodeConformance : public testing::TestWithParam<std::string> {};
+class OnnxNodeConformance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxNodeConformance, MatchesReferenceOutputs) {
   const std::string name = GetParam();
@@ -240,8 +218,8 @@ TEST_P(OnnxNodeConformance, MatchesReferenceOutputs) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Node, OnnxNodeConformance, testing::ValuesIn(discover().selected),
-                         [](const testing::TestParamInfo<std::string>& p) { return p.param; });
+INSTANTIATE_TEST_SUITE_P(Node, OnnxNodeConformance, ::testing::ValuesIn(discover().selected),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OnnxNodeConformance);
 
 
@@ -302,7 +280,7 @@ std::vector<Tensor> run_nodes(const fs::path& dir) {
   return result;
 }
 
-class OnnxNodeKernels : public testing::TestWithParam<std::string> {};
+class OnnxNodeKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxNodeKernels, MatchesReferenceOutputs) {
   const std::string name = GetParam();
@@ -331,8 +309,8 @@ TEST_P(OnnxNodeKernels, MatchesReferenceOutputs) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Node, OnnxNodeKernels, testing::ValuesIn(discover().kernel_level),
-                         [](const testing::TestParamInfo<std::string>& p) { return p.param; });
+INSTANTIATE_TEST_SUITE_P(Node, OnnxNodeKernels, ::testing::ValuesIn(discover().kernel_level),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OnnxNodeKernels);
 
 // The selection itself: the data must be installed and the count is pinned (Debian's

@@ -15,6 +15,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "common/error.h"
+#include "common/onnx_node_data.h"
 #include "graph/onnx_import.h"
 #include "graph/shape_inference.h"
 
@@ -22,31 +23,12 @@ namespace tauvta::graph {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kNodeDir = "/usr/share/libonnx-testdata/data/node";
+const fs::path kNodeDir = tauvta::testing::kOnnxNodeTests;
 
 // Listed operators' node tests that need something out of scope: types a Tensor cannot hold and
 // non-tensor values. (Training-mode Dropout with run-time ratio and training_mode imports and has
 // known shapes; run_float refuses the random case, see tests/cpu/onnx_node_conformance_test.cpp.)
-const std::map<std::string, std::string> kRejected = {
-    {"test_cast_BFLOAT16_to_FLOAT", "element type BFLOAT16 is not supported"},
-    {"test_cast_DOUBLE_to_FLOAT16", "element type FLOAT16 is not supported"},
-    {"test_cast_FLOAT16_to_DOUBLE", "element type FLOAT16 is not supported"},
-    {"test_cast_FLOAT16_to_FLOAT", "element type FLOAT16 is not supported"},
-    {"test_cast_FLOAT_to_BFLOAT16", "element type BFLOAT16 is not supported"},
-    {"test_cast_FLOAT_to_FLOAT16", "element type FLOAT16 is not supported"},
-    {"test_cast_FLOAT_to_STRING", "element type STRING is not supported"},
-    {"test_cast_STRING_to_FLOAT", "element type STRING is not supported"},
-    {"test_castlike_BFLOAT16_to_FLOAT_expanded", "element type BFLOAT16 is not supported"},
-    {"test_castlike_DOUBLE_to_FLOAT16_expanded", "element type FLOAT16 is not supported"},
-    {"test_castlike_FLOAT16_to_DOUBLE_expanded", "element type FLOAT16 is not supported"},
-    {"test_castlike_FLOAT16_to_FLOAT_expanded", "element type FLOAT16 is not supported"},
-    {"test_castlike_FLOAT_to_BFLOAT16_expanded", "element type BFLOAT16 is not supported"},
-    {"test_castlike_FLOAT_to_FLOAT16_expanded", "element type FLOAT16 is not supported"},
-    {"test_castlike_FLOAT_to_STRING_expanded", "element type STRING is not supported"},
-    {"test_castlike_STRING_to_FLOAT_expanded", "element type STRING is not supported"},
-    {"test_identity_opt", "is optional; only tensors are supported"},
-    {"test_identity_sequence", "is a sequence; only tensors are supported"},
-};
+const std::map<std::string, std::string>& kRejected = tauvta::testing::onnx_tests_rejected_at_import();
 
 // (operator, input index) pairs whose runtime value decides the output shape; the test feeds the
 // reference input there as a constant, as an exporter would.
