@@ -45,9 +45,17 @@ void unpack_lanes(const uint8_t* src, int bits, int count, T* dst) {
         dst[i] = T(v);
       }
       return;
-    default: {  // 1, 2 or 4 bits: several lanes per byte
+    default: {  // 1, 2 or 4 bits: several lanes per byte, lane k of a byte at bit k * bits
       const int per_byte = 8 / bits;
-      for (int i = 0; i < count; ++i) {
+      const int whole = count / per_byte;
+      for (int byte = 0; byte < whole; ++byte) {
+        // Shifting lane k to the top of an int8 and back sign-extends it.
+        const uint8_t b = src[byte];
+        for (int k = 0; k < per_byte; ++k) {
+          dst[byte * per_byte + k] = T(int8_t(uint8_t(b << (8 - bits * (k + 1)))) >> (8 - bits));
+        }
+      }
+      for (int i = whole * per_byte; i < count; ++i) {
         const unsigned raw = (src[i / per_byte] >> ((i % per_byte) * bits)) & ((1u << bits) - 1);
         dst[i] = T(sign_extend(raw, bits));
       }
