@@ -13,7 +13,6 @@ namespace tauvta::cpu {
 
 namespace {
 
-std::vector<int64_t> spatial_of(const Shape& w) { return std::vector<int64_t>(w.begin() + 2, w.end()); }
 
 // Floats of im2col matrix per band (4 MiB).
 constexpr int64_t kColBudget = int64_t(1) << 20;
@@ -84,7 +83,7 @@ std::vector<Tensor> op_Conv(const OpArgs& a) {
   if (b && (b->rank() != 1 || b->shape()[0] != M)) {
     a.fail(fmt::format("bias shape {} must be [{}]", graph::shape_string(b->shape()), M));
   }
-  const WindowGeometry g = conv_geometry(a, x.shape(), spatial_of(w.shape()), false);
+  const WindowGeometry g = conv_window(a, x.shape(), w.shape());
   Shape y_shape{N, M};
   for (int64_t d : g.unlift(g.iter)) y_shape.push_back(d);
   Tensor y(DType::kFloat32, y_shape);
@@ -155,7 +154,7 @@ std::vector<Tensor> op_ConvTranspose(const OpArgs& a) {
   if (b && (b->rank() != 1 || b->shape()[0] != M)) {
     a.fail(fmt::format("bias shape {} must be [{}]", graph::shape_string(b->shape()), M));
   }
-  const WindowGeometry g = conv_transpose_geometry(a, x.shape(), spatial_of(w.shape()));
+  const WindowGeometry g = conv_transpose_window(a, x.shape(), w.shape());
   Shape y_shape{N, M};
   for (int64_t d : g.unlift(g.target)) y_shape.push_back(d);
   Tensor y(DType::kFloat32, y_shape);

@@ -116,14 +116,13 @@ void pool_plane_rows(const T* x, const WindowGeometry& g, Acc* acc) {
   }
 }
 
-bool ceil_mode_of(const OpArgs& a) { return a.node.attr_int_or("ceil_mode", 0) != 0; }
 
 }  // namespace
 
 std::vector<Tensor> op_MaxPool(const OpArgs& a) {
   const Tensor& x = a.in(0);
   if (a.node.has_attr("kernel_shape") == false) a.fail("missing attribute 'kernel_shape'");
-  const WindowGeometry g = conv_geometry(a, x.shape(), {}, ceil_mode_of(a));
+  const WindowGeometry g = pool_window(a, x.shape());
   const int64_t storage_order = a.node.attr_int_or("storage_order", 0);
   const bool want_indices = a.node.outputs.size() > 1 && !a.node.outputs[1].empty();
   Tensor y(x.dtype(), pooled_shape(x, g));
@@ -161,7 +160,7 @@ std::vector<Tensor> op_MaxPool(const OpArgs& a) {
 std::vector<Tensor> op_AveragePool(const OpArgs& a) {
   const Tensor& x = a.in(0);
   if (a.node.has_attr("kernel_shape") == false) a.fail("missing attribute 'kernel_shape'");
-  const WindowGeometry g = conv_geometry(a, x.shape(), {}, ceil_mode_of(a));
+  const WindowGeometry g = pool_window(a, x.shape());
   const bool include_pad = a.node.attr_int_or("count_include_pad", 0) != 0;
   Tensor y(x.dtype(), pooled_shape(x, g));
   const int64_t T = g.target_size();

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "graph/conv_geometry.h"
+
 namespace tauvta::cpu {
 
 namespace {
@@ -13,52 +15,26 @@ int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 
 int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 
-struct Common {
-  size_t spatial;
-  std::vector<int64_t> kernel, strides, dilations, pads;
-  std::string auto_pad;
-};
-
-Common read_common(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> kernel) {
-  if (x_shape.size() < 3) {
-    a.fail(fmt::format("input shape {} needs a batch, a channel and at least one spatial dimension",
-                       graph::shape_string(x_shape)));
+// Conv and pools: iter = output positions, target = input positions; ConvTranspose the reverse.
+WindowGeometry lift(const OpArgs& a, const graph::WindowGeometry& w, const Shape& x_shape, bool transpose) {
+  WindowGeometry g;
+  g.spatial = w.spatial_rank();
+  if (g.spatial > kMaxSpatial) {
+    a.fail(fmt::format("{} spatial dimensions; at most {} are supported", g.spatial, kMaxSpatial));
   }
-  Common c;
-  c.spatial = x_shape.size() - 2;
-  if (c.spatial > kMaxSpatial) {
-    a.fail(fmt::format("{} spatial dimensions; at most {} are supported", c.spatial, kMaxSpatial));
+  const size_t off = kMaxSpatial - g.spatial;
+  for (size_t i = 0; i < g.spatial; ++i) {
+    const int64_t in = x_shape[2 + i], out = w.output[i];
+    if (out < 0) a.fail(fmt::format("output size {} along spatial axis {} is negative", out, i));
+    g.iter[off + i] = transpose ? in : out;
+    g.target[off + i] = transpose ? out : in;
+    g.kernel[off + i] = w.kernel[i];
+    g.stride[off + i] = w.strides[i];
+    g.dilation[off + i] = w.dilations[i];
+    g.pad_begin[off + i] = w.pads_begin[i];
+    g.pad_end[off + i] = w.pads_end[i];
   }
-  const std::vector<int64_t> ks = a.node.attr_ints_or("kernel_shape", {});
-  if (!ks.empty() && !kernel.empty() && ks != kernel) {
-    a.fail(fmt::format("kernel_shape {} disagrees with the weights' spatial shape {}", dims_string(ks),
-                       dims_string(kernel)));
-  }
-  c.kernel = kernel.empty() ? ks : kernel;
-  if (c.kernel.size() != c.spatial) {
-    a.fail(fmt::format("kernel_shape {} does not have one entry per spatial dimension of {}",
-                       dims_string(c.kernel), graph::shape_string(x_shape)));
-  }
-  c.strides = a.node.attr_ints_or("strides", std::vector<int64_t>(c.spatial, 1));
-  c.dilations = a.node.attr_ints_or("dilations", std::vector<int64_t>(c.spatial, 1));
-  c.pads = a.node.attr_ints_or("pads", std::vector<int64_t>(2 * c.spatial, 0));
-  c.auto_pad = a.node.attr_string_or("auto_pad", "NOTSET");
-  if (c.strides.size() != c.spatial || c.dilations.size() != c.spatial || c.pads.size() != 2 * c.spatial) {
-    a.fail(fmt::format("strides {}, dilations {} or pads {} do not match {} spatial dimensions",
-                       dims_string(c.strides), dims_string(c.dilations), dims_string(c.pads), c.spatial));
-  }
-  for (size_t i = 0; i < c.spatial; ++i) {
-    if (c.kernel[i] < 1 || c.strides[i] < 1 || c.dilations[i] < 1 || c.pads[i] < 0 || c.pads[i + c.spatial] < 0) {
-      a.fail(fmt::format("kernel {}, strides {}, dilations {} must be positive and pads {} non-negative",
-                         dims_string(c.kernel), dims_string(c.strides), dims_string(c.dilations),
-                         dims_string(c.pads)));
-    }
-  }
-  if (c.auto_pad != "NOTSET" && c.auto_pad != "SAME_UPPER" && c.auto_pad != "SAME_LOWER" &&
-      c.auto_pad != "VALID") {
-    a.fail(fmt::format("auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", c.auto_pad));
-  }
-  return c;
+  return g;
 }
 
 }  // namespace
@@ -68,81 +44,16 @@ void window_valid_range(int64_t base, int64_t s, int64_t n, int64_t iter_n, int6
   hi = std::clamp(floor_div(n - 1 - base, s) + 1, lo, iter_n);
 }
 
-WindowGeometry conv_geometry(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> kernel, bool ceil_mode) {
-  const Common c = read_common(a, x_shape, std::move(kernel));
-  WindowGeometry g;
-  g.spatial = c.spatial;
-  const size_t off = kMaxSpatial - c.spatial;
-  for (size_t i = 0; i < c.spatial; ++i) {
-    const int64_t in = x_shape[2 + i], k = c.kernel[i], s = c.strides[i], d = c.dilations[i];
-    const int64_t span = (k - 1) * d + 1;
-    int64_t pb = c.pads[i], pe = c.pads[i + c.spatial], out = 0;
-    if (c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
-      out = ceil_div(in, s);
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s + span - in);
-      pb = c.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pe = total - pb;
-    } else {
-      if (c.auto_pad == "VALID") pb = pe = 0;
-      const int64_t room = in + pb + pe - span;
-      if (room < 0) {
-        a.fail(fmt::format("window of {} (kernel {}, dilation {}) is larger than the padded input {} "
-                           "along spatial axis {}",
-                           span, k, d, in + pb + pe, i));
-      }
-      out = (ceil_mode ? ceil_div(room, s) : room / s) + 1;
-      // A ceil-mode window that would start inside the end padding is dropped (PyTorch's rule,
-      // ONNX's reference since 1.15; the frontend's shape inference agrees).
-      if (ceil_mode && (out - 1) * s >= in + pb) --out;
-    }
-    g.iter[off + i] = out;
-    g.target[off + i] = in;
-    g.kernel[off + i] = k;
-    g.stride[off + i] = s;
-    g.dilation[off + i] = d;
-    g.pad_begin[off + i] = pb;
-    g.pad_end[off + i] = pe;
-  }
-  return g;
+WindowGeometry conv_window(const OpArgs& a, const Shape& x_shape, const Shape& w_shape) {
+  return lift(a, graph::conv_geometry(a.node, x_shape, w_shape), x_shape, false);
 }
 
-WindowGeometry conv_transpose_geometry(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> kernel) {
-  const Common c = read_common(a, x_shape, std::move(kernel));
-  const std::vector<int64_t> out_pad = a.node.attr_ints_or("output_padding", std::vector<int64_t>(c.spatial, 0));
-  std::vector<int64_t> out_shape = a.node.attr_ints_or("output_shape", {});
-  if (out_shape.size() == c.spatial + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
-  if (out_pad.size() != c.spatial || (!out_shape.empty() && out_shape.size() != c.spatial)) {
-    a.fail(fmt::format("output_padding {} or output_shape {} do not match {} spatial dimensions",
-                       dims_string(out_pad), dims_string(out_shape), c.spatial));
-  }
-  WindowGeometry g;
-  g.spatial = c.spatial;
-  const size_t off = kMaxSpatial - c.spatial;
-  for (size_t i = 0; i < c.spatial; ++i) {
-    const int64_t in = x_shape[2 + i], k = c.kernel[i], s = c.strides[i], d = c.dilations[i];
-    const int64_t full = s * (in - 1) + out_pad[i] + (k - 1) * d + 1;
-    int64_t pb = c.pads[i], pe = c.pads[i + c.spatial], out = 0;
-    if (!out_shape.empty() || c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
-      out = !out_shape.empty() ? out_shape[i] : in * s;
-      // Padding removes the surplus of the full output; a requested size beyond the full output
-      // is reached at the end (onnxruntime's rule), SAME_UPPER keeps the larger half at the end.
-      const int64_t total = std::max<int64_t>(0, full - out);
-      pb = c.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pe = total - pb;
-    } else {
-      if (c.auto_pad == "VALID") pb = pe = 0;
-      out = full - pb - pe;
-    }
-    if (out < 0) a.fail(fmt::format("output size {} along spatial axis {} is negative", out, i));
-    g.iter[off + i] = in;
-    g.target[off + i] = out;
-    g.kernel[off + i] = k;
-    g.stride[off + i] = s;
-    g.dilation[off + i] = d;
-    g.pad_begin[off + i] = pb;
-    g.pad_end[off + i] = pe;
-  }
-  return g;
+WindowGeometry pool_window(const OpArgs& a, const Shape& x_shape) {
+  return lift(a, graph::pool_geometry(a.node, x_shape), x_shape, false);
+}
+
+WindowGeometry conv_transpose_window(const OpArgs& a, const Shape& x_shape, const Shape& w_shape) {
+  return lift(a, graph::conv_transpose_geometry(a.node, x_shape, w_shape), x_shape, true);
 }
 
 void im2col(const float* src, int64_t channels, const WindowGeometry& g, int64_t row_begin, int64_t row_end,

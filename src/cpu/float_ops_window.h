@@ -29,14 +29,12 @@ struct WindowGeometry {
   }
 };
 
-// Conv and pooling: reads kernel_shape (must equal `kernel` when that is given, e.g. from the
-// weights), strides, dilations, pads, auto_pad; computes the output sizes (ceil_mode for pools).
-WindowGeometry conv_geometry(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> kernel,
-                             bool ceil_mode);
-
-// ConvTranspose: output_padding, output_shape, auto_pad and pads resolved into the target
-// (output) sizes and the begin padding, as ONNX and onnxruntime define them.
-WindowGeometry conv_transpose_geometry(const OpArgs& a, const Shape& x_shape, std::vector<int64_t> kernel);
+// The node's window (graph/conv_geometry.h: the one definition of every padding rule, shared
+// with shape inference and the integer executor) lifted to three spatial dimensions.
+// Conv: x [N, C, ...], w [M, C/group, ...]; pools: x only; ConvTranspose: x and w [C, M/group, ...].
+WindowGeometry conv_window(const OpArgs& a, const Shape& x_shape, const Shape& w_shape);
+WindowGeometry pool_window(const OpArgs& a, const Shape& x_shape);
+WindowGeometry conv_transpose_window(const OpArgs& a, const Shape& x_shape, const Shape& w_shape);
 
 // The iter positions o in [lo, hi) (within [0, iter_n)) whose target o*stride + base lies in
 // [0, target_n).

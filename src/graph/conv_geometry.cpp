@@ -50,6 +50,22 @@ WindowGeometry base_geometry(const Node& n, const Shape& x, const Shape* w) {
   g.pads_end.assign(pads.begin() + int64_t(rank), pads.end());
   g.group = n.attr_int_or("group", 1);
   g.output.assign(rank, -1);
+  // -1 is an unknown weight dimension (shape inference); anything else must be a real window.
+  for (size_t i = 0; i < rank; ++i) {
+    if (g.kernel[i] == 0 || g.kernel[i] < -1 || g.strides[i] < 1 || g.dilations[i] < 1 ||
+        g.pads_begin[i] < 0 || g.pads_end[i] < 0) {
+      throw Error(fmt::format("{}: kernel {}, strides {}, dilations {} must be positive and pads {} "
+                              "non-negative",
+                              n.describe(), shape_string(g.kernel), shape_string(g.strides),
+                              shape_string(g.dilations), shape_string(pads)));
+    }
+  }
+  const std::string auto_pad = n.attr_string_or("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
+      auto_pad != "VALID") {
+    throw Error(fmt::format("{}: auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID",
+                            n.describe(), auto_pad));
+  }
   return g;
 }
 

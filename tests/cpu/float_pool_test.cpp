@@ -99,8 +99,8 @@ TEST(FloatPool, WindowLargerThanInputIsAnError) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "node 'n_MaxPool' (MaxPool): window of 3 (kernel 3, dilation 1) is larger than the padded input 2 "
-              "along spatial axis 0");
+              "node 'n_MaxPool' (MaxPool): the window (extent 3) is larger than spatial dimension 0 of "
+              "size 2 plus padding 0+0");
   }
 }
 
