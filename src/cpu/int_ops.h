@@ -19,6 +19,9 @@ namespace tauvta::cpu {
 
 using IntInputs = std::vector<const graph::Tensor*>;
 
+// Input i of an integer node; throws naming the node when it is missing.
+const graph::Tensor& need_input(const graph::Node& n, const IntInputs& in, size_t i);
+
 // What a requantizing node needs at run time, prepared once.
 struct IntNodePlan {
   Requant rq;

@@ -15,12 +15,12 @@ using graph::Node;
 using graph::Shape;
 using graph::Tensor;
 
-namespace {
-
-const Tensor& need(const Node& n, const IntInputs& in, size_t i) {
+const Tensor& need_input(const Node& n, const IntInputs& in, size_t i) {
   if (i >= in.size() || in[i] == nullptr) throw Error(fmt::format("{}: input {} is missing", n.describe(), i));
   return *in[i];
 }
+
+namespace {
 
 // Calls f(out, ia, ib) for every element of the broadcast of shapes a and b.
 template <class F>
@@ -66,8 +66,8 @@ Shape broadcast_each(const Node& n, const Shape& a, const Shape& b, F&& f) {
 }  // namespace
 
 Tensor run_qbinary(const Node& n, const IntInputs& in) {
-  const Tensor& a = need(n, in, 0);
-  const Tensor& b = need(n, in, 1);
+  const Tensor& a = need_input(n, in, 0);
+  const Tensor& b = need_input(n, in, 1);
   const Requant rq = requant_of(n);
   const int64_t shift = n.attr_int("shift");
   const int64_t ls = n.attr_int_or("lhs_shift", 0), rs = n.attr_int_or("rhs_shift", 0);
@@ -96,7 +96,7 @@ Tensor run_qbinary(const Node& n, const IntInputs& in) {
 }
 
 Tensor run_qclip(const Node& n, const IntInputs& in) {
-  const Tensor& x = need(n, in, 0);
+  const Tensor& x = need_input(n, in, 0);
   const Requant rq = requant_of(n);
   const int64_t shift = n.attr_int_or("shift", 0);
   std::vector<int64_t> v = x.to_int64();
@@ -105,7 +105,7 @@ Tensor run_qclip(const Node& n, const IntInputs& in) {
 }
 
 Tensor run_qaverage_pool(const Node& n, const IntInputs& in) {
-  const Tensor& x = need(n, in, 0);
+  const Tensor& x = need_input(n, in, 0);
   const Requant rq = requant_of(n);
   const int64_t shift = n.attr_int("shift");
   if (x.rank() < 3) throw Error(fmt::format("{}: input {} has no spatial dimensions", n.describe(),
@@ -166,7 +166,7 @@ Tensor run_qconcat(const Node& n, const IntInputs& in) {
   if (shifts.size() != in.size()) {
     throw Error(fmt::format("{}: {} shifts for {} inputs", n.describe(), shifts.size(), in.size()));
   }
-  const Shape& first = need(n, in, 0).shape();
+  const Shape& first = need_input(n, in, 0).shape();
   const int64_t rank = int64_t(first.size());
   int64_t axis = n.attr_int("axis");
   if (axis < -rank || axis >= rank) throw Error(fmt::format("{}: axis {} out of range for rank {}", n.describe(), axis, rank));
@@ -174,7 +174,7 @@ Tensor run_qconcat(const Node& n, const IntInputs& in) {
   Shape ys = first;
   ys[size_t(axis)] = 0;
   for (size_t i = 0; i < in.size(); ++i) {
-    const Shape& s = need(n, in, i).shape();
+    const Shape& s = need_input(n, in, i).shape();
     for (int64_t d = 0; d < rank; ++d) {
       if (d != axis && (int64_t(s.size()) != rank || s[size_t(d)] != first[size_t(d)])) {
         throw Error(fmt::format("{}: input {} has shape {}, incompatible with {} along axis {}", n.describe(), i,
@@ -202,7 +202,7 @@ Tensor run_qconcat(const Node& n, const IntInputs& in) {
 }
 
 Tensor run_quantize(const Node& n, const IntInputs& in) {
-  const Tensor& x = need(n, in, 0);
+  const Tensor& x = need_input(n, in, 0);
   const int frac = int(n.attr_int("frac_bits")), bits = int(n.attr_int("bits"));
   if (bits < 1 || bits > 32) throw Error(fmt::format("{}: bits {} not in 1..32", n.describe(), bits));
   Tensor y(DType::kInt32, x.shape());
@@ -213,7 +213,7 @@ Tensor run_quantize(const Node& n, const IntInputs& in) {
 }
 
 Tensor run_dequantize(const Node& n, const IntInputs& in) {
-  const Tensor& x = need(n, in, 0);
+  const Tensor& x = need_input(n, in, 0);
   const int frac = int(n.attr_int("frac_bits"));
   if (!graph::dtype_is_integer(x.dtype())) {
     throw Error(fmt::format("{}: expected an integer tensor, got {}", n.describe(), graph::dtype_name(x.dtype())));

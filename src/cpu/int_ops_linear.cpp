@@ -40,11 +40,6 @@ bool fits_int16(const int32_t* v, int64_t n) {
   return lo >= -32768 && hi <= 32767;
 }
 
-const Tensor& need(const Node& n, const IntInputs& in, size_t i) {
-  if (i >= in.size() || in[i] == nullptr) throw Error(fmt::format("{}: input {} is missing", n.describe(), i));
-  return *in[i];
-}
-
 // An int32 view of an integer tensor (converted when it has another integer dtype).
 struct Int32View {
   Tensor owned;
@@ -205,8 +200,8 @@ std::unique_ptr<IntNodePlan> plan_int_node(const Node& n, const graph::Graph& g,
 }
 
 Tensor run_qconv(const Node& n, const IntInputs& in, const IntNodePlan& p, const IntRunOptions& o) {
-  const Tensor& x = need(n, in, 0);
-  const Tensor& w = need(n, in, 1);
+  const Tensor& x = need_input(n, in, 0);
+  const Tensor& w = need_input(n, in, 1);
   if (x.rank() != w.rank()) {
     throw Error(fmt::format("{}: input {} and weights {} differ in rank", n.describe(),
                             graph::shape_string(x.shape()), graph::shape_string(w.shape())));
@@ -301,8 +296,8 @@ Tensor run_qconv(const Node& n, const IntInputs& in, const IntNodePlan& p, const
 }
 
 Tensor run_qconv_transpose(const Node& n, const IntInputs& in, const IntNodePlan& p, const IntRunOptions& o) {
-  const Tensor& x = need(n, in, 0);
-  const Tensor& w = need(n, in, 1);
+  const Tensor& x = need_input(n, in, 0);
+  const Tensor& w = need_input(n, in, 1);
   if (x.rank() != w.rank()) {
     throw Error(fmt::format("{}: input {} and weights {} differ in rank", n.describe(),
                             graph::shape_string(x.shape()), graph::shape_string(w.shape())));
@@ -395,8 +390,8 @@ Tensor run_qconv_transpose(const Node& n, const IntInputs& in, const IntNodePlan
 }
 
 Tensor run_qgemm(const Node& n, const IntInputs& in, const IntNodePlan& p, const IntRunOptions& o) {
-  const Tensor& x = need(n, in, 0);
-  const Tensor& w = need(n, in, 1);
+  const Tensor& x = need_input(n, in, 0);
+  const Tensor& w = need_input(n, in, 1);
   const int64_t nout = w.shape()[0], k = w.shape()[1];
   if (x.rank() < 1 || x.shape().back() != k) {
     throw Error(fmt::format("{}: input {} does not end in the weights' depth {}", n.describe(),
@@ -437,8 +432,8 @@ Tensor run_qgemm(const Node& n, const IntInputs& in, const IntNodePlan& p, const
 }
 
 Tensor run_qmatmul(const Node& n, const IntInputs& in) {
-  const Tensor& a = need(n, in, 0);
-  const Tensor& b = need(n, in, 1);
+  const Tensor& a = need_input(n, in, 0);
+  const Tensor& b = need_input(n, in, 1);
   const Requant rq = requant_of(n);
   const int64_t shift = n.attr_int("shift");
   if (a.rank() < 1 || b.rank() < 1) throw Error(fmt::format("{}: operands must have rank >= 1", n.describe()));
