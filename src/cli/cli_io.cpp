@@ -21,9 +21,7 @@ void store_le(std::vector<uint8_t>& out, uint64_t v, int bytes) {
 }
 
 void write_file(const std::filesystem::path& path, const char* data, size_t size, bool force) {
-  if (!force && std::filesystem::exists(path)) {
-    throw Error(fmt::format("{}: output file exists; pass --force to overwrite it", path.string()));
-  }
+  check_can_write(path, force);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(fmt::format("{}: cannot open for writing", path.string()));
   out.write(data, std::streamsize(size));
@@ -32,6 +30,12 @@ void write_file(const std::filesystem::path& path, const char* data, size_t size
 }
 
 }  // namespace
+
+void check_can_write(const std::filesystem::path& path, bool force) {
+  if (!path.empty() && !force && std::filesystem::exists(path)) {
+    throw Error(fmt::format("{}: file exists; pass --force to overwrite it", path.string()));
+  }
+}
 
 std::vector<uint8_t> read_binary(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

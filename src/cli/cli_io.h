@@ -17,6 +17,10 @@ namespace tauvta::cli {
 std::vector<uint8_t> read_binary(const std::filesystem::path& path);
 std::string read_text(const std::filesystem::path& path);
 
+// Throws "<path>: file exists; pass --force to overwrite it" when `path` (non-empty) exists and
+// `force` is off. Commands check every output before writing any.
+void check_can_write(const std::filesystem::path& path, bool force);
+
 // Refuses to replace an existing file unless `force`; the error names the file.
 void write_binary(const std::filesystem::path& path, std::span<const uint8_t> bytes, bool force);
 void write_text(const std::filesystem::path& path, const std::string& text, bool force);

@@ -38,9 +38,7 @@ void progress_bar(int64_t done, int64_t total) {
 
 void run_accuracy(const AccuracyArgs& a) {
   if (a.use_float == a.use_int) throw Error("accuracy: pass exactly one of --float and --int");
-  if (!a.report.empty() && !a.model.force && std::filesystem::exists(a.report)) {
-    throw Error(fmt::format("{}: file exists; pass --force to overwrite it", a.report));
-  }
+  check_can_write(a.report, a.model.force);
   const graph::Tensor images = io::read_idx(a.images);
   const graph::Tensor labels = io::read_idx(a.labels);
   model::LoadOptions o = load_options(a.model, a.use_int);

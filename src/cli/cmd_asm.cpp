@@ -35,11 +35,7 @@ void add_asm_command(CLI::App& app) {
                               opts->text, a.uops.size()));
     }
     // Check every output before writing any, so a refusal leaves nothing half-written.
-    for (const std::string& path : {opts->out, opts->uops_out}) {
-      if (!path.empty() && !opts->force && std::filesystem::exists(path)) {
-        throw Error(fmt::format("{}: output file exists; pass --force to overwrite it", path));
-      }
-    }
+    for (const std::string& path : {opts->out, opts->uops_out}) check_can_write(path, opts->force);
     write_binary(opts->out, program_bytes(a.insns), opts->force);
     std::cout << fmt::format("{}: {} instructions", opts->out, a.insns.size());
     if (!opts->uops_out.empty()) {

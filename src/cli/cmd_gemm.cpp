@@ -35,9 +35,7 @@ struct GemmArgs {
 void run_gemm(const GemmArgs& a) {
   const hw::HwConfig config = load_config(a.config);
   const runtime::GemmShape shape{a.m, a.k, a.n};
-  if (!a.report.empty() && !a.force && std::filesystem::exists(a.report)) {
-    throw Error(fmt::format("{}: file exists; pass --force to overwrite it", a.report));
-  }
+  check_can_write(a.report, a.force);
   runtime::GemmRunOptions opts;
   opts.virtual_threads = a.virtual_threads;
   opts.timing_only = a.timing_only;

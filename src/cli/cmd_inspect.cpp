@@ -71,9 +71,7 @@ nlohmann::json shape_json(const graph::Graph& g, const std::string& name) {
 }
 
 void run_inspect(const InspectArgs& a) {
-  if (!a.json.empty() && !a.force && std::filesystem::exists(a.json)) {
-    throw Error(fmt::format("{}: file exists; pass --force to overwrite it", a.json));
-  }
+  check_can_write(a.json, a.force);
   if (a.batch < 1) throw Error(fmt::format("--batch {}: must be at least 1", a.batch));
   graph::Graph g = graph::import_onnx(a.model);
   const size_t imported_nodes = g.nodes.size();

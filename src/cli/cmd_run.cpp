@@ -88,9 +88,7 @@ std::string describe(const graph::Tensor& t) {
 void run_run(const RunArgs& a) {
   if (a.use_float == a.use_int) throw Error("run: pass exactly one of --float and --int");
   if (a.compare && !a.use_int) throw Error("run: --compare-float compares the integer reference; add --int");
-  if (!a.report.empty() && !a.model.force && std::filesystem::exists(a.report)) {
-    throw Error(fmt::format("{}: file exists; pass --force to overwrite it", a.report));
-  }
+  check_can_write(a.report, a.model.force);
   model::LoadOptions o = load_options(a.model, a.use_int);
   const model::LoadedModel m = load_for_cli(a.model, o);
   const cpu::TensorMap inputs = read_inputs(a.inputs, m.float_graph);
@@ -101,9 +99,7 @@ void run_run(const RunArgs& a) {
     std::filesystem::create_directories(a.output_dir);
     for (const std::string& out : m.graph().outputs) {
       const auto path = std::filesystem::path(a.output_dir) / file_name_for(out);
-      if (!a.model.force && std::filesystem::exists(path)) {
-        throw Error(fmt::format("{}: file exists; pass --force to overwrite it", path.string()));
-      }
+      check_can_write(path, a.model.force);
     }
   }
   cpu::IntRunOptions io_opts;

@@ -68,14 +68,10 @@ void run_sim(const SimArgs& a) {
     Dump x{parse_number(d.substr(0, colon), "--dump " + d),
            parse_number(d.substr(colon + 1, eq - colon - 1), "--dump " + d), d.substr(eq + 1)};
     dram.check(x.addr, x.bytes, "--dump " + d);
-    if (!a.force && std::filesystem::exists(x.file)) {
-      throw Error(fmt::format("{}: file exists; pass --force to overwrite it", x.file));
-    }
+    check_can_write(x.file, a.force);
     dumps.push_back(x);
   }
-  if (!a.report.empty() && !a.force && std::filesystem::exists(a.report)) {
-    throw Error(fmt::format("{}: file exists; pass --force to overwrite it", a.report));
-  }
+  check_can_write(a.report, a.force);
 
   sim::Simulator simulator(config, dram);
   sim::RunOptions options;

@@ -84,7 +84,7 @@ TEST_F(IsaCli, AsmNeverOverwritesWithoutForce) {
   CliResult r = tauvta("asm " + path("p.txt") + " -o " + path("p.bin"));
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "tauvta: error: " + path("p.bin") +
-                       ": output file exists; pass --force to overwrite it\n");
+                       ": file exists; pass --force to overwrite it\n");
   EXPECT_EQ(read("p.bin"), "keep");
   r = tauvta("asm " + path("p.txt") + " -o " + path("p.bin") + " --force");
   ASSERT_EQ(r.code, 0) << r.out;
