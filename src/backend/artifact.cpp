@@ -1,0 +1,416 @@
+#include "backend/artifact.h"
+
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "hw/isa_layout.h"
+
+namespace tauvta::backend {
+
+namespace {
+
+using nlohmann::json;
+constexpr char kMagic[8] = {'T', 'A', 'U', 'V', 'T', 'A', '\x1a', '\n'};
+
+uint64_t fnv1a(const uint8_t* p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+// Appends binary sections to the blob and reads them back with bounds checks.
+struct Blob {
+  std::vector<uint8_t> bytes;
+  json put(const uint8_t* p, size_t n) {
+    const size_t at = bytes.size();
+    bytes.insert(bytes.end(), p, p + n);
+    return json{{"offset", at}, {"bytes", n}};
+  }
+};
+
+struct BlobReader {
+  const uint8_t* data;
+  uint64_t size;
+  const std::string& source;
+  std::pair<const uint8_t*, uint64_t> get(const json& ref) const {
+    const uint64_t off = ref.at("offset").get<uint64_t>(), n = ref.at("bytes").get<uint64_t>();
+    if (off > size || n > size - off) {
+      throw Error(fmt::format("{}: corrupted artifact: a section [{}, +{}) lies past the {}-byte blob", source, off, n, size));
+    }
+    return {data + off, n};
+  }
+};
+
+json tensor_json(const graph::Tensor& t, Blob& blob) {
+  json j = blob.put(t.raw(), t.byte_size());
+  j["dtype"] = int(t.dtype());
+  j["shape"] = t.shape();
+  return j;
+}
+
+graph::Tensor tensor_from(const json& j, const BlobReader& r) {
+  const int dt = j.at("dtype").get<int>();
+  if (dt < 0 || dt >= graph::kNumDTypes) throw Error(fmt::format("{}: corrupted artifact: dtype {}", r.source, dt));
+  graph::Tensor t(graph::DType(dt), j.at("shape").get<graph::Shape>());
+  const auto [p, n] = r.get(j);
+  if (n != t.byte_size()) throw Error(fmt::format("{}: corrupted artifact: a tensor of {} bytes holds {}", r.source, t.byte_size(), n));
+  if (n) std::memcpy(t.raw(), p, n);
+  return t;
+}
+
+json attr_json(const graph::AttrValue& a, Blob& blob) {
+  return std::visit(
+      [&](const auto& v) -> json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) return {{"int", v}};
+        if constexpr (std::is_same_v<T, float>) return {{"float", v}};
+        if constexpr (std::is_same_v<T, std::string>) return {{"string", v}};
+        if constexpr (std::is_same_v<T, std::vector<int64_t>>) return {{"ints", v}};
+        if constexpr (std::is_same_v<T, std::vector<float>>) return {{"floats", v}};
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) return {{"strings", v}};
+        if constexpr (std::is_same_v<T, graph::Tensor>) return {{"tensor", tensor_json(v, blob)}};
+      },
+      a);
+}
+
+graph::AttrValue attr_from(const json& j, const BlobReader& r) {
+  if (j.contains("int")) return j.at("int").get<int64_t>();
+  if (j.contains("float")) return j.at("float").get<float>();
+  if (j.contains("string")) return j.at("string").get<std::string>();
+  if (j.contains("ints")) return j.at("ints").get<std::vector<int64_t>>();
+  if (j.contains("floats")) return j.at("floats").get<std::vector<float>>();
+  if (j.contains("strings")) return j.at("strings").get<std::vector<std::string>>();
+  if (j.contains("tensor")) return tensor_from(j.at("tensor"), r);
+  throw Error(fmt::format("{}: corrupted artifact: an attribute of unknown type", r.source));
+}
+
+json graph_json(const graph::Graph& g, Blob& blob) {
+  json j;
+  j["name"] = g.name;
+  j["opset"] = g.opset;
+  j["inputs"] = g.inputs;
+  j["outputs"] = g.outputs;
+  json nodes = json::array();
+  for (const graph::Node& n : g.nodes) {
+    json a = json::object();
+    for (const auto& [k, v] : n.attrs) a[k] = attr_json(v, blob);
+    nodes.push_back({{"name", n.name}, {"op", n.op_type}, {"inputs", n.inputs}, {"outputs", n.outputs}, {"attrs", a}});
+  }
+  j["nodes"] = nodes;
+  json inits = json::object();
+  for (const auto& [k, t] : g.initializers) inits[k] = tensor_json(t, blob);
+  j["initializers"] = inits;
+  json values = json::object();
+  for (const auto& [k, v] : g.values) {
+    values[k] = {{"dtype", int(v.dtype)}, {"shape", v.shape}, {"known", v.known_shape},
+                 {"bits", v.quant.bits}, {"frac", v.quant.frac_bits}, {"channel_frac", v.quant.channel_frac_bits}};
+  }
+  j["values"] = values;
+  return j;
+}
+
+graph::Graph graph_from(const json& j, const BlobReader& r) {
+  graph::Graph g;
+  g.name = j.at("name").get<std::string>();
+  g.opset = j.at("opset").get<int64_t>();
+  g.inputs = j.at("inputs").get<std::vector<std::string>>();
+  g.outputs = j.at("outputs").get<std::vector<std::string>>();
+  for (const json& n : j.at("nodes")) {
+    graph::Node node;
+    node.name = n.at("name").get<std::string>();
+    node.op_type = n.at("op").get<std::string>();
+    node.inputs = n.at("inputs").get<std::vector<std::string>>();
+    node.outputs = n.at("outputs").get<std::vector<std::string>>();
+    for (const auto& [k, v] : n.at("attrs").items()) node.attrs[k] = attr_from(v, r);
+    g.nodes.push_back(std::move(node));
+  }
+  for (const auto& [k, v] : j.at("initializers").items()) g.initializers[k] = tensor_from(v, r);
+  for (const auto& [k, v] : j.at("values").items()) {
+    graph::ValueInfo vi;
+    vi.name = k;
+    const int dt = v.at("dtype").get<int>();
+    if (dt < 0 || dt >= graph::kNumDTypes) throw Error(fmt::format("{}: corrupted artifact: dtype {}", r.source, dt));
+    vi.dtype = graph::DType(dt);
+    vi.shape = v.at("shape").get<graph::Shape>();
+    vi.known_shape = v.at("known").get<bool>();
+    vi.quant.bits = v.at("bits").get<int>();
+    vi.quant.frac_bits = v.at("frac").get<int>();
+    vi.quant.channel_frac_bits = v.at("channel_frac").get<std::vector<int>>();
+    g.values[k] = vi;
+  }
+  graph::verify(g);
+  return g;
+}
+
+json workload_json(const lower::ConvWorkload& w) {
+  return {{"kind", lower::op_kind_name(w.kind)}, {"batch", w.batch}, {"in_channels", w.in_channels},
+          {"height", w.height}, {"width", w.width}, {"out_channels", w.out_channels},
+          {"kernel", {w.kernel_h, w.kernel_w}}, {"stride", {w.stride_h, w.stride_w}},
+          {"pads", {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}},
+          {"dilation", {w.dilation_h, w.dilation_w}}, {"groups", w.groups},
+          {"output_padding", {w.output_pad_h, w.output_pad_w}}};
+}
+
+lower::ConvWorkload workload_from(const json& j) {
+  lower::ConvWorkload w;
+  w.kind = lower::parse_op_kind(j.at("kind").get<std::string>());
+  w.batch = j.at("batch");
+  w.in_channels = j.at("in_channels");
+  w.height = j.at("height");
+  w.width = j.at("width");
+  w.out_channels = j.at("out_channels");
+  w.kernel_h = j.at("kernel")[0];
+  w.kernel_w = j.at("kernel")[1];
+  w.stride_h = j.at("stride")[0];
+  w.stride_w = j.at("stride")[1];
+  w.pad_top = j.at("pads")[0];
+  w.pad_left = j.at("pads")[1];
+  w.pad_bottom = j.at("pads")[2];
+  w.pad_right = j.at("pads")[3];
+  w.dilation_h = j.at("dilation")[0];
+  w.dilation_w = j.at("dilation")[1];
+  w.groups = j.at("groups");
+  w.output_pad_h = j.at("output_padding")[0];
+  w.output_pad_w = j.at("output_padding")[1];
+  w.validate();
+  return w;
+}
+
+void put_u64(std::vector<uint8_t>& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+
+uint64_t get_u64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+std::vector<uint8_t> serialize_network(const CompiledNetwork& net) {
+  Blob blob;
+  json m;
+  m["format"] = "tauvta compiled network";
+  m["config"] = net.config.to_json();
+  m["config_name"] = net.config.name();
+  m["graph"] = graph_json(net.graph, blob);
+  json layers = json::array();
+  for (const NetworkLayer& l : net.layers) {
+    json j = {{"name", l.name}, {"op", l.op}, {"nodes", l.nodes}, {"placement", placement_name(l.placement)},
+              {"reason", l.reason}, {"schedule_source", l.schedule_source}, {"macs", l.macs},
+              {"program_layer", l.program_layer}, {"cpu_part", l.cpu_part}, {"inputs", l.inputs},
+              {"outputs", l.outputs}};
+    if (l.workload) j["workload"] = workload_json(*l.workload);
+    if (l.schedule && l.workload) j["schedule"] = l.schedule->to_entity(l.workload->kind);
+    layers.push_back(j);
+  }
+  m["layers"] = layers;
+  json parts = json::array();
+  for (const graph::Graph& p : net.cpu_parts) parts.push_back(p.nodes.empty() ? "" : p.nodes[0].name);
+  m["cpu_parts"] = parts;
+  json dv = json::object();
+  for (const auto& [k, forms] : net.dram_values) {
+    json fs = json::array();
+    for (const DramValue& d : forms) {
+      fs.push_back({{"shape", {d.shape.n, d.shape.c, d.shape.h, d.shape.w}}, {"block", d.block}, {"region", d.region}});
+    }
+    dv[k] = fs;
+  }
+  m["dram_values"] = dv;
+  m["views"] = net.views;
+  m["compile_seconds"] = net.compile_seconds;
+  m["lower_seconds"] = net.lower_seconds;
+  const lower::Program& p = net.program;
+  json prog;
+  prog["image_bytes"] = p.image_bytes;
+  prog["alignment"] = p.alignment;
+  json pl = json::array();
+  for (const lower::ProgramLayer& l : p.layers) pl.push_back({{"name", l.name}, {"first_stream", l.first_stream}, {"streams", l.num_streams}, {"insns", l.num_insns}});
+  prog["layers"] = pl;
+  json regions = json::object();
+  for (const auto& [k, r] : p.regions) regions[k] = {{"offset", r.offset}, {"bytes", r.bytes}};
+  prog["regions"] = regions;
+  const hw::IsaLayout layout(net.config);
+  json streams = json::array();
+  for (const lower::ProgramStream& s : p.streams) {
+    std::vector<uint8_t> raw;
+    raw.reserve(s.insns.size() * 16);
+    for (const hw::Insn& insn : s.insns) {
+      const hw::RawInsn r = layout.encode(insn);
+      for (int i = 0; i < 8; ++i) raw.push_back(uint8_t(r.lo >> (8 * i)));
+      for (int i = 0; i < 8; ++i) raw.push_back(uint8_t(r.hi >> (8 * i)));
+    }
+    json j = blob.put(raw.data(), raw.size());
+    j["layer"] = s.layer;
+    streams.push_back(j);
+  }
+  prog["streams"] = streams;
+  json consts = json::array();
+  for (const lower::DramChunk& c : p.constants) {
+    json j = blob.put(c.bytes.data(), c.bytes.size());
+    j["image_offset"] = c.offset;
+    consts.push_back(j);
+  }
+  prog["constants"] = consts;
+  m["program"] = prog;
+
+  const std::string manifest = m.dump();
+  std::vector<uint8_t> out(kMagic, kMagic + 8);
+  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(kArtifactVersion >> (8 * i)));
+  put_u64(out, manifest.size());
+  out.insert(out.end(), manifest.begin(), manifest.end());
+  put_u64(out, blob.bytes.size());
+  out.insert(out.end(), blob.bytes.begin(), blob.bytes.end());
+  put_u64(out, fnv1a(out.data(), out.size()));
+  return out;
+}
+
+CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::string& source) {
+  if (b.size() < 12 || std::memcmp(b.data(), kMagic, 8) != 0) {
+    throw Error(fmt::format("{}: not a tauvta compiled network (no TAUVTA header)", source));
+  }
+  uint32_t version = 0;
+  for (int i = 0; i < 4; ++i) version |= uint32_t(b[size_t(8 + i)]) << (8 * i);
+  if (version != kArtifactVersion) {
+    throw Error(fmt::format("{}: written by artifact format version {}, this tauvta reads version {}: "
+                            "compile the model again",
+                            source, version, kArtifactVersion));
+  }
+  auto truncated = [&] { return Error(fmt::format("{}: truncated artifact ({} bytes)", source, b.size())); };
+  if (b.size() < 12 + 8 + 8 + 8) throw truncated();
+  const uint64_t mlen = get_u64(b.data() + 12);
+  if (mlen > b.size() - 20 - 16) throw truncated();
+  const uint64_t blob_at = 20 + mlen;
+  const uint64_t blen = get_u64(b.data() + blob_at);
+  if (blen > b.size() - blob_at - 8 - 8) throw truncated();
+  const uint64_t sum_at = blob_at + 8 + blen;
+  if (sum_at + 8 != b.size()) throw Error(fmt::format("{}: corrupted artifact: {} trailing bytes", source, b.size() - sum_at - 8));
+  if (get_u64(b.data() + sum_at) != fnv1a(b.data(), sum_at)) {
+    throw Error(fmt::format("{}: corrupted artifact: checksum mismatch", source));
+  }
+  const BlobReader r{b.data() + blob_at + 8, blen, source};
+  try {
+    const json m = json::parse(b.begin() + 20, b.begin() + int64_t(blob_at));
+    CompiledNetwork net;
+    net.config = hw::HwConfig::from_json(m.at("config"), source + " config");
+    net.graph = graph_from(m.at("graph"), r);
+    for (const json& j : m.at("layers")) {
+      NetworkLayer l;
+      l.name = j.at("name");
+      l.op = j.at("op");
+      l.nodes = j.at("nodes").get<std::vector<std::string>>();
+      l.placement = j.at("placement") == "vta" ? Placement::kVta : Placement::kCpu;
+      l.reason = j.at("reason");
+      l.schedule_source = j.at("schedule_source");
+      l.macs = j.at("macs");
+      l.program_layer = j.at("program_layer");
+      l.cpu_part = j.at("cpu_part");
+      l.inputs = j.at("inputs").get<std::vector<std::string>>();
+      l.outputs = j.at("outputs").get<std::vector<std::string>>();
+      if (j.contains("workload")) l.workload = workload_from(j.at("workload"));
+      if (j.contains("schedule")) l.schedule = lower::Schedule::from_entity(j.at("schedule"));
+      net.layers.push_back(std::move(l));
+    }
+    for (const json& name : m.at("cpu_parts")) {
+      const graph::Node* node = nullptr;
+      for (const graph::Node& n : net.graph.nodes) {
+        if (n.name == name.get<std::string>()) node = &n;
+      }
+      if (!node) throw Error(fmt::format("{}: corrupted artifact: CPU layer '{}' is not in the graph", source, name.get<std::string>()));
+      net.cpu_parts.push_back(cpu_part_graph(net.graph, *node));
+    }
+    for (const auto& [k, fs] : m.at("dram_values").items()) {
+      for (const json& f : fs) {
+        DramValue d;
+        d.shape = {f.at("shape")[0], f.at("shape")[1], f.at("shape")[2], f.at("shape")[3]};
+        d.block = f.at("block");
+        d.region = f.at("region");
+        net.dram_values[k].push_back(d);
+      }
+    }
+    net.views = m.at("views").get<std::map<std::string, std::string>>();
+    net.compile_seconds = m.at("compile_seconds");
+    net.lower_seconds = m.at("lower_seconds");
+    const json& prog = m.at("program");
+    lower::Program& p = net.program;
+    p.config = net.config;
+    p.image_bytes = prog.at("image_bytes");
+    p.alignment = prog.at("alignment");
+    for (const json& l : prog.at("layers")) {
+      p.layers.push_back(lower::ProgramLayer{l.at("name"), l.at("first_stream"), l.at("streams"), l.at("insns")});
+    }
+    for (const auto& [k, v] : prog.at("regions").items()) {
+      const lower::DramRegion reg{v.at("offset"), v.at("bytes")};
+      if (reg.offset > p.image_bytes || reg.bytes > p.image_bytes - reg.offset) {
+        throw Error(fmt::format("{}: corrupted artifact: region '{}' lies outside the image", source, k));
+      }
+      p.regions[k] = reg;
+    }
+    const hw::IsaLayout layout(net.config);
+    for (const json& s : prog.at("streams")) {
+      const auto [ptr, n] = r.get(s);
+      if (n % 16 != 0 || n == 0) throw Error(fmt::format("{}: corrupted artifact: a stream of {} bytes", source, n));
+      lower::ProgramStream st;
+      st.layer = s.at("layer");
+      if (st.layer >= p.layers.size()) throw Error(fmt::format("{}: corrupted artifact: a stream names layer {}", source, st.layer));
+      for (uint64_t i = 0; i < n / 16; ++i) {
+        const hw::RawInsn raw{get_u64(ptr + 16 * i), get_u64(ptr + 16 * i + 8)};
+        st.insns.push_back(layout.decode(raw, i));
+      }
+      p.streams.push_back(std::move(st));
+    }
+    for (const lower::ProgramLayer& l : p.layers) {
+      if (l.first_stream + l.num_streams > p.streams.size()) {
+        throw Error(fmt::format("{}: corrupted artifact: layer '{}' names streams past the end", source, l.name));
+      }
+    }
+    for (const json& c : prog.at("constants")) {
+      const auto [ptr, n] = r.get(c);
+      const uint64_t at = c.at("image_offset");
+      if (at > p.image_bytes || n > p.image_bytes - at) {
+        throw Error(fmt::format("{}: corrupted artifact: constants outside the image", source));
+      }
+      p.constants.push_back(lower::DramChunk{at, std::vector<uint8_t>(ptr, ptr + n)});
+    }
+    for (const NetworkLayer& l : net.layers) {
+      if (l.program_layer >= int64_t(p.layers.size()) || l.cpu_part >= int64_t(net.cpu_parts.size())) {
+        throw Error(fmt::format("{}: corrupted artifact: layer '{}' points past the program", source, l.name));
+      }
+    }
+    return net;
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("{}: corrupted artifact manifest: {}", source, e.what()));
+  }
+}
+
+void save_network(const CompiledNetwork& net, const std::filesystem::path& path, bool force) {
+  if (!force && std::filesystem::exists(path)) {
+    throw Error(fmt::format("{}: file exists; pass --force to overwrite it", path.string()));
+  }
+  const std::vector<uint8_t> bytes = serialize_network(net);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(fmt::format("{}: cannot open for writing", path.string()));
+  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!out) throw Error(fmt::format("{}: write failed", path.string()));
+}
+
+CompiledNetwork load_network(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open", path.string()));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return deserialize_network(bytes, path.string());
+}
+
+bool is_network_artifact(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  in.read(head, 8);
+  return in.gcount() == 8 && std::memcmp(head, kMagic, 8) == 0;
+}
+
+}  // namespace tauvta::backend

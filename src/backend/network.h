@@ -1,0 +1,69 @@
+// A whole quantized network compiled for one hardware config: the accelerator Program with one
+// program layer per accelerator layer, the CPU parts (one-node subgraphs the integer reference
+// runs), and where every activation lives (DRAM regions in the accelerator's blocked layout).
+// Layers are in execution order; each records its placement and why, its workload and schedule
+// (and where the schedule came from), so reports and the tuner can read them back.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "hw/hw_config.h"
+#include "lower/program.h"
+#include "lower/schedule.h"
+#include "lower/tensor_layout.h"
+#include "lower/workload.h"
+
+namespace tauvta::backend {
+
+enum class Placement : uint8_t { kVta, kCpu };
+const char* placement_name(Placement p);  // "vta", "cpu"
+
+struct NetworkLayer {
+  std::string name;                // the (first) graph node
+  std::string op;                  // conv2d, dense, group_conv2d, max_pool, avg_pool, add, view, or the CPU op
+  std::vector<std::string> nodes;  // graph nodes this layer computes
+  Placement placement = Placement::kCpu;
+  std::string reason;              // why it is where it is
+  std::optional<lower::ConvWorkload> workload;
+  std::optional<lower::Schedule> schedule;
+  std::string schedule_source;     // "default heuristic", "tuning log line N", "given"
+  uint64_t macs = 0;               // useful multiply-accumulates
+  int64_t program_layer = -1;      // Program::layers index (accelerator layers)
+  int64_t cpu_part = -1;           // CompiledNetwork::cpu_parts index (CPU layers)
+  std::vector<std::string> inputs, outputs;  // activation values read and written
+};
+
+// An activation in accelerator DRAM: NCHW shape, channels per element (BLOCK_IN for tensors
+// layers read, BLOCK_OUT for ones they write) and the program region holding it.
+struct DramValue {
+  lower::ActShape shape;
+  int block = 16;
+  std::string region;
+};
+
+struct CompiledNetwork {
+  hw::HwConfig config;
+  graph::Graph graph;  // the quantized graph the network computes
+  lower::Program program;
+  std::vector<NetworkLayer> layers;
+  std::vector<graph::Graph> cpu_parts;
+  // Value name -> its DRAM forms (by block size), for values accelerator layers touch.
+  std::map<std::string, std::vector<DramValue>> dram_values;
+  // Value -> the value it is a reshaped view of (a Flatten folded into the next dense layer).
+  std::map<std::string, std::string> views;
+  double compile_seconds = 0;
+  double lower_seconds = 0;  // the part spent lowering accelerator layers
+
+  size_t vta_layers() const;
+};
+
+// The one-node graph a CPU layer runs on the integer reference (the node, its constants, the
+// infos of the values it touches).
+graph::Graph cpu_part_graph(const graph::Graph& g, const graph::Node& n);
+
+}  // namespace tauvta::backend

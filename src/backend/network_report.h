@@ -1,0 +1,41 @@
+// Per-layer accounting of a network run: where each layer ran and why, its schedule, cycles,
+// time at the clock, GOPS, GEMM utilization, DRAM bytes per memory type, arithmetic intensity
+// and which side of the config's roofline it sits on; totals. As a terminal table, CSV and JSON
+// (with the fully resolved config).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "backend/network.h"
+#include "backend/network_runner.h"
+
+namespace tauvta::backend {
+
+struct LayerFigures {
+  uint64_t cycles = 0;
+  double seconds_at_clock = 0;
+  double gops = 0;
+  double gemm_utilization = 0;  // GEMM micro-ops per cycle
+  uint64_t bytes = 0;           // DRAM bytes loaded and stored
+  double intensity = 0;         // operations (2 per MAC) per DRAM byte
+  std::string bound;            // "compute", "bandwidth" or "" (no MACs / CPU)
+};
+
+LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const LayerRun& r);
+
+struct NetworkTotals {
+  uint64_t cycles = 0;
+  double seconds_at_clock = 0;
+  double gops = 0;       // accelerator MACs * 2 over the accelerator time
+  double conv_gops = 0;  // convolution and dense layers only
+  uint64_t vta_layers = 0, cpu_layers = 0;
+};
+NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run);
+
+nlohmann::json network_report_json(const CompiledNetwork& net, const NetworkRun& run);
+std::string network_report_table(const CompiledNetwork& net, const NetworkRun& run);
+std::string network_report_csv(const CompiledNetwork& net, const NetworkRun& run);
+
+}  // namespace tauvta::backend

@@ -1,0 +1,66 @@
+// Runs a CompiledNetwork: accelerator layers on a simulated device (bit-exact functional core
+// plus timing model), CPU layers on the integer reference, activations moving between the host's
+// NCHW tensors and the accelerator's blocked DRAM layout only when the other side needs them.
+// Timing-only runs schedule the program without any data.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "backend/network.h"
+#include "cpu/float_executor.h"
+#include "cpu/int_executor.h"
+#include "lower/loaded_program.h"
+#include "runtime/device.h"
+#include "sim/report.h"
+
+namespace tauvta::backend {
+
+struct NetworkRunOptions {
+  bool check_hazards = false;
+  bool portable_kernels = false;  // the simulator's portable GEMM (identical results)
+  int cpu_threads = 1;
+};
+
+struct LayerRun {
+  sim::RunReport report;   // accelerator layers (zero for CPU layers)
+  double cpu_seconds = 0;  // CPU layers' host time
+};
+
+struct NetworkRun {
+  cpu::TensorMap outputs;
+  std::vector<LayerRun> layers;  // parallel to CompiledNetwork::layers
+  sim::RunReport total;          // every accelerator layer summed
+  double sim_wall_seconds = 0;
+  double cpu_seconds = 0;
+  double wall_seconds = 0;
+};
+
+class NetworkRunner {
+ public:
+  // Loads the program onto a simulated board of the network's config. `net` must outlive this.
+  explicit NetworkRunner(const CompiledNetwork& net, int cpu_threads = 1);
+  ~NetworkRunner();
+
+  NetworkRun run(const cpu::TensorMap& inputs, const NetworkRunOptions& options = {});
+
+ private:
+  void ensure_dram(const std::string& value, int block);
+  const graph::Tensor& ensure_host(const std::string& value);
+  void produced_on_host(const std::string& value, graph::Tensor t);
+  void produced_in_dram(const std::string& value, int block);
+
+  const CompiledNetwork& net_;
+  std::unique_ptr<runtime::Device> device_;
+  std::unique_ptr<lower::LoadedProgram> program_;
+  std::vector<std::unique_ptr<cpu::IntExecutor>> cpu_;
+  // Run state: host copies and which DRAM forms ("value@block") hold the current value.
+  std::map<std::string, graph::Tensor> host_;
+  std::set<std::string> valid_;
+};
+
+// Cycles of every accelerator layer from the timing model alone.
+NetworkRun time_network(const CompiledNetwork& net);
+
+}  // namespace tauvta::backend

@@ -1,0 +1,44 @@
+// One workload on the accelerator, as `tauvta op` and the operator tests run it: random operands
+// of the config's widths, the layer lowered with a given schedule, run on the simulated board
+// (or timed only), and checked bit for bit against the integer reference's QConv/QGemm.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hw/hw_config.h"
+#include "lower/conv_lowering.h"
+#include "sim/report.h"
+
+namespace tauvta::backend {
+
+struct OpRunOptions {
+  bool timing_only = false;
+  bool check_hazards = false;
+  uint64_t seed = 1;
+};
+
+struct OpRun {
+  lower::Schedule schedule;
+  sim::RunReport report;
+  uint64_t macs = 0;
+  double seconds_at_clock = 0;
+  double gops = 0;
+  bool verified = false;          // full runs: outputs equal the integer reference
+  std::string mismatch;           // the first differing element, when not verified
+  uint64_t insns = 0;
+};
+
+// Random operands for a workload: weights, biases, per-channel shifts chosen so outputs use the
+// whole range, ReLU-style clip.
+lower::ConvLayerSpec random_layer(const hw::HwConfig& c, const lower::ConvWorkload& w, uint64_t seed);
+
+// The integer reference's output (NCHW) of `spec` on input `x` (NCHW).
+std::vector<int64_t> reference_output(const hw::HwConfig& c, const lower::ConvLayerSpec& spec,
+                                      const std::vector<int64_t>& x);
+
+OpRun run_op(const hw::HwConfig& c, const lower::ConvWorkload& w, const lower::Schedule& s,
+             const OpRunOptions& options = {});
+
+}  // namespace tauvta::backend

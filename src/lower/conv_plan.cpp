@@ -1,0 +1,225 @@
+#include "lower/conv_plan.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "lower/tensor_layout.h"
+
+namespace tauvta::lower {
+
+namespace {
+
+constexpr int64_t kMaxPad = 15;  // the load unit's 4-bit pad fields
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i <= n; ++i) {
+    if (n % i == 0) d.push_back(i);
+  }
+  return d;
+}
+
+}  // namespace
+
+ConvGeometry conv_geometry(const hw::HwConfig& c, const ConvWorkload& w) {
+  w.validate();
+  const int64_t BI = c.block_in(), BO = c.block_out(), B = c.batch();
+  ConvGeometry g;
+  if (w.kind == OpKind::kConv2dTranspose) {
+    throw Error("conv2d_transpose is lowered through its stride phases (not this path)");
+  }
+  for (int64_t p : {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}) {
+    if (p > kMaxPad) {
+      throw Error(fmt::format("padding {} exceeds the {} rows/columns the load unit's 4-bit pad "
+                              "fields can insert",
+                              p, kMaxPad));
+    }
+  }
+  g.nb = ceil_div(w.batch, B);
+  g.kh = w.kernel_h;
+  g.kw = w.kernel_w;
+  g.oh = w.out_height();
+  g.ow = w.out_width();
+  g.cib_total = ceil_div(w.in_channels, BI);
+  g.cob_total = ceil_div(w.out_channels, BO);
+  const int64_t groups = w.groups, cin_g = w.in_channels / groups, cout_g = w.out_channels / groups;
+  int64_t m = groups;  // merge every group into one block-diagonal part unless fewer fit blocks
+  for (int64_t k = 1; k < groups; ++k) {
+    if (groups % k == 0 && (k * cin_g) % BI == 0 && (k * cout_g) % BO == 0) {
+      m = k;
+      break;
+    }
+  }
+  g.groups_per_sg = m;
+  g.supergroups = groups / m;
+  if (g.supergroups == 1) {
+    g.cib = g.cib_total;
+    g.cob = g.cob_total;
+  } else {
+    g.cib = m * cin_g / BI;
+    g.cob = m * cout_g / BO;
+  }
+  if (g.oh > 0xffff || g.ow > 0xffff || w.width > 0xffff) {
+    throw Error(fmt::format("an image row of {} elements exceeds the 16-bit load/store strides",
+                            std::max(g.ow, w.width)));
+  }
+  g.gemm_macs = uint64_t(g.nb * B) * uint64_t(g.supergroups * g.cob * BO) * uint64_t(g.cib * BI) *
+                uint64_t(g.oh * g.ow * g.kh * g.kw);
+  return g;
+}
+
+int64_t ConvTiling::rows(int64_t th_i) const {
+  return (th_i - 1) * w.stride_h + (w.kernel_h - 1) * w.dilation_h + 1;
+}
+int64_t ConvTiling::cols(int64_t tw_i) const {
+  return (tw_i - 1) * w.stride_w + (w.kernel_w - 1) * w.dilation_w + 1;
+}
+
+int64_t shift_vector_pieces(const hw::HwConfig& c, const std::vector<int64_t>& shifts) {
+  if (shifts.empty() || std::all_of(shifts.begin(), shifts.end(),
+                                    [&](int64_t s) { return s == shifts[0]; })) {
+    return 0;
+  }
+  const int64_t hi = (int64_t(1) << (c.log_acc_width - 1)) - 1, lo = -(hi + 1);
+  int64_t pieces = 1;
+  for (int64_t s : shifts) {
+    const int64_t need = s >= 0 ? ceil_div(s, hi) : ceil_div(-s, -lo);
+    pieces = std::max(pieces, need);
+  }
+  return pieces;
+}
+
+std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const ConvGeometry& g,
+                             const Schedule& s, int64_t shift_pieces, ConvTiling* out) {
+  ConvTiling t;
+  t.w = w;
+  struct Axis {
+    const char* knob;
+    const Split& split;
+    int64_t extent;
+    const char* unit;
+    int64_t* tile;
+    int64_t* count;
+  };
+  const Axis axes[] = {
+      {"tile_b", s.tile_b, g.nb, "batch blocks", &t.tb, &t.nbt},
+      {"tile_h", s.tile_h, g.oh, "output rows", &t.th, &t.nht},
+      {"tile_w", s.tile_w, g.ow, "output columns", &t.tw, &t.nwt},
+      {"tile_ci", s.tile_ci, g.cib, "input-channel blocks", &t.tci, &t.ncit},
+      {"tile_co", s.tile_co, g.cob, "output-channel blocks", &t.tco, &t.ncot},
+  };
+  for (const Axis& a : axes) {
+    if (a.split.inner < 1) return fmt::format("{}: inner factor {} must be at least 1", a.knob, a.split.inner);
+    if (a.split.inner > a.extent) {
+      return fmt::format("{}: inner factor {} exceeds the {} {} of this workload", a.knob,
+                         a.split.inner, a.extent, a.unit);
+    }
+    *a.tile = a.split.inner;
+    *a.count = ceil_div(a.extent, a.split.inner);
+    if (a.split.outer != -1 && a.split.outer != *a.count) {
+      return fmt::format("{}: [{}, {}] does not split the {} {} (outer must be {})", a.knob,
+                         a.split.outer, a.split.inner, a.extent, a.unit, *a.count);
+    }
+  }
+  for (auto [knob, v] : {std::pair{"oc_nthread", s.oc_nthread}, std::pair{"h_nthread", s.h_nthread}}) {
+    if (v != 1 && v != 2) return fmt::format("{}: {} virtual threads (1 or 2)", knob, v);
+  }
+  t.hn = s.h_nthread;
+  t.on = s.oc_nthread;
+  t.vt = t.hn * t.on;
+  t.shift_pieces = shift_pieces;
+  t.reserved_acc = g.cob * (1 + shift_pieces);
+  t.inp_part = int64_t(c.inp_depth()) / t.vt;
+  t.wgt_part = int64_t(c.wgt_depth()) / t.vt;
+  t.acc_slot = (int64_t(c.acc_depth()) - t.reserved_acc) / t.vt;
+  const int64_t in_tile = t.tb * t.tci * t.rows(t.th) * t.cols(t.tw);
+  if (in_tile > t.inp_part) {
+    return fmt::format("tile_h/tile_w/tile_ci: an input tile of {} x {} x {}x{} = {} INP elements "
+                       "exceeds the {} of each of {} virtual thread(s)",
+                       t.tb, t.tci, t.rows(t.th), t.cols(t.tw), in_tile, t.inp_part, t.vt);
+  }
+  const int64_t w_tile = t.tco * t.tci * g.kh * g.kw;
+  if (w_tile > t.wgt_part) {
+    return fmt::format("tile_co/tile_ci: a weight tile of {} x {} x {}x{} = {} WGT elements "
+                       "exceeds the {} of each of {} virtual thread(s)",
+                       t.tco, t.tci, g.kh, g.kw, w_tile, t.wgt_part, t.vt);
+  }
+  const int64_t acc_tile = t.tb * t.tco * t.th * t.tw;
+  if (acc_tile > t.acc_slot) {
+    return fmt::format("tile_b/tile_co/tile_h/tile_w: an output tile of {} x {} x {}x{} = {} ACC "
+                       "elements exceeds the {} of each of {} virtual thread(s)",
+                       t.tb, t.tco, t.th, t.tw, acc_tile, t.acc_slot, t.vt);
+  }
+  if (t.cols(t.tw) > 0xffff) return "tile_w: an input row exceeds the 16-bit x_size";
+  if (out) *out = t;
+  return "";
+}
+
+ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
+                            int64_t shift_pieces) {
+  const ConvGeometry g = conv_geometry(c, w);
+  ConvTiling t;
+  const std::string why = schedule_problem(c, w, g, s, shift_pieces, &t);
+  if (!why.empty()) {
+    throw Error(fmt::format("schedule {} is illegal for {} on {}: {}", s.to_string(w.kind),
+                            w.to_string(), c.name(), why));
+  }
+  return t;
+}
+
+std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& w,
+                                     int64_t shift_pieces) {
+  const ConvGeometry g = conv_geometry(c, w);
+  std::vector<Schedule> out;
+  const auto bs = divisors(g.nb), hs = divisors(g.oh), ws = divisors(g.ow), cis = divisors(g.cib),
+             cos = divisors(g.cob);
+  for (int64_t tb : bs)
+    for (int64_t th : hs)
+      for (int64_t tw : ws)
+        for (int64_t tci : cis)
+          for (int64_t tco : cos)
+            for (int on : {1, 2})
+              for (int hn : {1, 2}) {
+                Schedule s;
+                s.tile_b = {g.nb / tb, tb};
+                s.tile_h = {g.oh / th, th};
+                s.tile_w = {g.ow / tw, tw};
+                s.tile_ci = {g.cib / tci, tci};
+                s.tile_co = {g.cob / tco, tco};
+                s.oc_nthread = on;
+                s.h_nthread = hn;
+                if (schedule_problem(c, w, g, s, shift_pieces, nullptr).empty()) out.push_back(s);
+              }
+  return out;
+}
+
+double estimate_cycles(const hw::HwConfig& c, const ConvWorkload& w, const ConvTiling& t) {
+  const hw::TimingParams& tp = c.timing;
+  const ConvGeometry g = conv_geometry(c, w);
+  const double bpc = c.dram_bytes_per_cycle(), lat = tp.dram_latency_cycles;
+  const double kk = double(g.kh * g.kw);
+  const double items = double(t.nbt * t.nht * t.nwt * t.ncot) * double(g.supergroups);
+  const double steps = items * double(t.ncit);
+  const double tile = double(t.tb * t.tco * t.th * t.tw);
+  const double per_insn = tp.gemm_pipeline_depth + tp.insn_overhead_cycles;
+  const double gemm_step = tile * double(t.tci) * kk * tp.gemm_ii + per_insn;
+  const double rows = double(t.rows(t.th)), cols = double(t.cols(t.tw));
+  const double in_load = double(t.tb * t.tci) * (rows * lat / 4 + rows * cols * c.inp_elem_bytes() / bpc);
+  const double w_load = double(t.tco) * lat + double(t.tco * t.tci) * kk * c.wgt_elem_bytes() / bpc;
+  // Reuse across consecutive tiles when the reduction is not split.
+  double in_loads = steps, w_loads = steps;
+  if (t.ncit == 1 && t.nwt == 1) in_loads = items / double(t.ncot) * std::min<double>(double(t.ncot), t.vt);
+  if (t.ncit == 1 && t.ncot == 1) w_loads = double(g.supergroups) * t.vt;
+  const double alu_ops = 4 + double(t.shift_pieces);
+  const double alu_item = tile * (1 + alu_ops * tp.alu_ii) + alu_ops * per_insn;
+  const double store_item = double(t.tb * t.tco) * (t.th * lat / 4 + tile / t.tco * c.out_elem_bytes() / bpc);
+  const double compute = steps * gemm_step + items * alu_item;
+  const double memory = in_loads * in_load + w_loads * w_load + items * store_item;
+  if (t.vt == 1) return compute + memory;
+  return std::max(compute, memory) + (in_load + w_load + store_item);
+}
+
+}  // namespace tauvta::lower

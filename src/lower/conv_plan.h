@@ -1,0 +1,68 @@
+// How a convolution-family workload maps onto a config: channel blocks, block-diagonal
+// "supergroups" for grouped and depthwise convolutions, and a schedule resolved into tile sizes
+// and SRAM budgets. Legality (schedule_problem), the knob space the tuner searches
+// (schedule_space) and the default heuristic (default_schedule) all read this one description,
+// so they cannot disagree with the lowering.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/hw_config.h"
+#include "lower/schedule.h"
+#include "lower/workload.h"
+
+namespace tauvta::lower {
+
+struct ConvGeometry {
+  int64_t nb = 1;                 // batch blocks
+  int64_t cib_total = 1, cob_total = 1;  // channel blocks of the whole input / output tensors
+  int64_t supergroups = 1;        // independent block-diagonal parts
+  int64_t groups_per_sg = 1;      // convolution groups merged into one part
+  int64_t cib = 1, cob = 1;       // channel blocks of one part
+  int64_t oh = 1, ow = 1, kh = 1, kw = 1;
+  uint64_t gemm_macs = 0;         // MACs the GEMM core performs (padding included)
+};
+
+// Throws tauvta::Error saying why the workload cannot run on this config (the compiler then
+// places the layer on the CPU with that reason).
+ConvGeometry conv_geometry(const hw::HwConfig& c, const ConvWorkload& w);
+
+// A schedule resolved against a geometry.
+struct ConvTiling {
+  int64_t tb = 1, th = 1, tw = 1, tci = 1, tco = 1;  // tile sizes (blocks, rows, columns)
+  int64_t nbt = 1, nht = 1, nwt = 1, ncit = 1, ncot = 1;  // tiles per axis
+  int hn = 1, on = 1, vt = 1;     // h and oc virtual threads, vt = hn * on
+  int64_t reserved_acc = 0;       // ACC elements for per-channel vectors, at index 0
+  int64_t shift_pieces = 0;       // vector SHR pieces (per-channel shifts), 0 = immediates
+  int64_t inp_part = 0, wgt_part = 0, acc_slot = 0;  // SRAM elements per virtual thread
+  int64_t rows(int64_t th_i) const;  // input rows an output tile of th_i rows reads
+  int64_t cols(int64_t tw_i) const;
+  ConvWorkload w;
+};
+
+// Number of vector SHR pieces a set of per-channel shifts needs (0 when they are all equal, which
+// uses immediates).
+int64_t shift_vector_pieces(const hw::HwConfig& c, const std::vector<int64_t>& shifts);
+
+// Resolves `s`; returns an empty string when legal, else the reason naming the knob.
+std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const ConvGeometry& g,
+                             const Schedule& s, int64_t shift_pieces, ConvTiling* out);
+// Throws tauvta::Error with schedule_problem's reason.
+ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
+                            int64_t shift_pieces = 0);
+
+// Every legal schedule: tile sizes that divide their axis (TVM's factor splits) plus the whole
+// axis, and both virtual-thread counts.
+std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& w,
+                                     int64_t shift_pieces = 0);
+
+// Estimated cycles of a schedule from the timing parameters (used to rank candidates).
+double estimate_cycles(const hw::HwConfig& c, const ConvWorkload& w, const ConvTiling& t);
+
+// The default heuristic: the best few of schedule_space by estimate_cycles, then the fastest
+// of those by the timing model on the lowered program.
+Schedule default_schedule(const hw::HwConfig& c, const ConvWorkload& w, int64_t shift_pieces = 0);
+
+}  // namespace tauvta::lower

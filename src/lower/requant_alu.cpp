@@ -1,0 +1,106 @@
+#include "lower/requant_alu.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "hw/lanes.h"
+#include "lower/tensor_layout.h"
+
+namespace tauvta::lower {
+
+namespace {
+
+int64_t shr_hi(const hw::HwConfig& c) { return (int64_t(1) << (c.log_acc_width - 1)) - 1; }
+
+// Splits a shift into pieces inside the SHR amount's signed range.
+std::vector<int64_t> split_shift(const hw::HwConfig& c, int64_t s) {
+  const int64_t hi = shr_hi(c), lo = -hi - 1;
+  std::vector<int64_t> out;
+  while (s > 0) {
+    out.push_back(std::min(s, hi));
+    s -= out.back();
+  }
+  while (s < 0) {
+    out.push_back(std::max(s, lo));
+    s -= out.back();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int64_t> shift_pieces(const hw::HwConfig& c, int64_t shift) { return split_shift(c, shift); }
+
+RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>& bias,
+                               const std::vector<int64_t>& shifts, int acc_bits, int64_t channels) {
+  if (int64_t(shifts.size()) != channels) {
+    throw InternalError(fmt::format("requant_vectors: {} shifts for {} channels", shifts.size(), channels));
+  }
+  RequantVectors rv;
+  rv.blocks = ceil_div(channels, c.block_out());
+  std::vector<int64_t> add(size_t(channels), 0);
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    const int64_t s = shifts[size_t(ch)];
+    const int64_t b = bias.empty() ? 0 : bias[size_t(ch)];
+    const int64_t round = s > 0 ? (int64_t(1) << std::min<int64_t>(s - 1, 62)) : 0;
+    add[size_t(ch)] = hw::sign_extend(uint64_t(b) + uint64_t(round), acc_bits);
+    rv.any_bias = rv.any_bias || add[size_t(ch)] != 0;
+  }
+  rv.packed = pack_acc_vector(c, add);
+  bool uniform = true;
+  for (int64_t s : shifts) uniform = uniform && s == shifts[0];
+  if (uniform) {
+    rv.imm_shifts = split_shift(c, channels > 0 ? shifts[0] : 0);
+    return rv;
+  }
+  std::vector<std::vector<int64_t>> per(static_cast<size_t>(channels));
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    per[size_t(ch)] = split_shift(c, shifts[size_t(ch)]);
+    rv.pieces = std::max<int64_t>(rv.pieces, int64_t(per[size_t(ch)].size()));
+  }
+  rv.pieces = std::max<int64_t>(rv.pieces, 1);
+  for (int64_t k = 0; k < rv.pieces; ++k) {
+    std::vector<int64_t> v(size_t(channels), 0);
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      if (size_t(k) < per[size_t(ch)].size()) v[size_t(ch)] = per[size_t(ch)][size_t(k)];
+    }
+    const std::vector<uint8_t> p = pack_acc_vector(c, v);
+    rv.packed.insert(rv.packed.end(), p.begin(), p.end());
+  }
+  return rv;
+}
+
+void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const RequantVectors& rv,
+                  uint32_t acc_base, const std::vector<NestDim>& dims, uint32_t ch0,
+                  uint32_t vec_stride, int channel_dim, bool bias_add, int64_t clip_min,
+                  int64_t clip_max) {
+  using runtime::UopKind;
+  // A vector operand: src walks the channel blocks, broadcast over everything else.
+  auto vector_dims = [&]() {
+    std::vector<NestDim> d = dims;
+    for (size_t i = 0; i < d.size(); ++i) d[i].src = int(i) == channel_dim ? 1 : 0;
+    return d;
+  };
+  auto imm_dims = [&]() {
+    std::vector<NestDim> d = dims;
+    for (NestDim& x : d) x.src = 0;  // the source is read but unused: point it at element 0
+    return d;
+  };
+  if (bias_add) {
+    cb.alu(make_nest_kernel(c, UopKind::kAlu, acc_base, ch0, 0, vector_dims()), hw::AluOp::kAdd);
+  }
+  if (rv.pieces == 0) {
+    const runtime::UopKernel k = make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm_dims());
+    for (int64_t s : rv.imm_shifts) cb.alu(k, hw::AluOp::kShr, true, int32_t(s));
+  } else {
+    for (int64_t p = 1; p <= rv.pieces; ++p) {
+      cb.alu(make_nest_kernel(c, UopKind::kAlu, acc_base, uint32_t(p) * vec_stride + ch0, 0, vector_dims()),
+             hw::AluOp::kShr);
+    }
+  }
+  const runtime::UopKernel k = make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm_dims());
+  cb.alu(k, hw::AluOp::kMin, true, int32_t(clip_max));
+  cb.alu(k, hw::AluOp::kMax, true, int32_t(clip_min));
+}
+
+}  // namespace tauvta::lower

@@ -1,0 +1,41 @@
+// Requantization on the tensor ALU, the accelerator's half of cpu::requantize: ADD of a
+// per-channel vector (bias plus the rounding constant 2^(s-1), one wrapping ADD where the integer
+// reference does two: modular addition is associative), SHR split into pieces within the
+// immediate's LOG_ACC_WIDTH-bit signed range (floor(floor(x/2^a)/2^b) = floor(x/2^(a+b)); per-
+// channel shifts use vectors of amounts), then MIN and MAX with the clip bounds. Rounding
+// constants travel in accumulator vectors, so 2^15 and beyond need no splitting.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hw/hw_config.h"
+#include "lower/uop_nest.h"
+#include "runtime/command_builder.h"
+
+namespace tauvta::lower {
+
+struct RequantVectors {
+  int64_t pieces = 0;               // vector SHR pieces (per-channel shifts); 0: immediates
+  std::vector<int64_t> imm_shifts;  // immediate SHR pieces (uniform shift)
+  bool any_bias = false;            // some channel's bias + rounding constant is not 0
+  int64_t blocks = 0;               // ACC elements per vector
+  std::vector<uint8_t> packed;      // (1 + pieces) vectors of `blocks` ACC elements
+};
+
+// `bias` may be empty (zeros); `shifts` has one entry per channel.
+RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>& bias,
+                               const std::vector<int64_t>& shifts, int acc_bits, int64_t channels);
+
+// The SHR immediates for a uniform shift (empty for 0).
+std::vector<int64_t> shift_pieces(const hw::HwConfig& c, int64_t shift);
+
+// Emits the sequence over the accumulator tile nest `dims` (destination factors only) at
+// `acc_base`. Vector k of the per-channel data starts at ACC index k * vec_stride; the tile's
+// channel blocks start at `ch0` and advance along dims[channel_dim] (-1: one block for all).
+void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const RequantVectors& rv,
+                  uint32_t acc_base, const std::vector<NestDim>& dims, uint32_t ch0,
+                  uint32_t vec_stride, int channel_dim, bool bias_add, int64_t clip_min,
+                  int64_t clip_max);
+
+}  // namespace tauvta::lower

@@ -1,0 +1,65 @@
+// The default heuristic behind default_schedule (conv_plan.h): rank the whole legal knob space
+// with the analytic estimate, then lower the best few and keep the one the timing model says is
+// fastest. Results are cached per (config, workload) for the life of the process.
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+#include "lower/conv_lowering.h"
+#include "lower/conv_plan.h"
+
+namespace tauvta::lower {
+
+namespace {
+
+constexpr size_t kSimulated = 6;
+
+std::mutex cache_mutex;
+std::map<std::tuple<std::string, std::string, ConvWorkload, int64_t>, Schedule>& cache() {
+  static std::map<std::tuple<std::string, std::string, ConvWorkload, int64_t>, Schedule> m;
+  return m;
+}
+
+}  // namespace
+
+Schedule default_schedule(const hw::HwConfig& c, const ConvWorkload& w, int64_t shift_pieces) {
+  const auto key = std::make_tuple(c.name(), c.to_json().dump(), w, shift_pieces);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    if (auto it = cache().find(key); it != cache().end()) return it->second;
+  }
+  const ConvGeometry g = conv_geometry(c, w);
+  std::vector<Schedule> space = schedule_space(c, w, shift_pieces);
+  if (space.empty()) {
+    throw Error("no schedule of " + w.to_string() + " fits config " + c.name());
+  }
+  std::vector<std::pair<double, size_t>> ranked;
+  ranked.reserve(space.size());
+  for (size_t i = 0; i < space.size(); ++i) {
+    ConvTiling t;
+    schedule_problem(c, w, g, space[i], shift_pieces, &t);
+    ranked.emplace_back(estimate_cycles(c, w, t), i);
+  }
+  const size_t k = std::min(kSimulated, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + ptrdiff_t(k), ranked.end());
+  ProgramTimer timer(c);
+  Schedule best = space[ranked[0].second];
+  uint64_t best_cycles = UINT64_MAX;
+  for (size_t i = 0; i < k; ++i) {
+    const Schedule& s = space[ranked[i].second];
+    const uint64_t cycles = timer.time(lower_conv_workload(c, w, s)).cycles;
+    if (cycles < best_cycles) {
+      best_cycles = cycles;
+      best = s;
+    }
+  }
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  cache()[key] = best;
+  return best;
+}
+
+}  // namespace tauvta::lower

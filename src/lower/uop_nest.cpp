@@ -1,0 +1,103 @@
+#include "lower/uop_nest.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace tauvta::lower {
+
+namespace {
+
+constexpr uint32_t kMaxIter = (1u << 14) - 1;
+
+struct FieldLimits {
+  uint64_t dst, src, wgt;  // exclusive upper bounds of loop factors
+};
+
+FieldLimits limits_of(const hw::HwConfig& c, runtime::UopKind kind) {
+  const uint64_t a = uint64_t(1) << c.log_acc_depth();
+  const uint64_t i = uint64_t(1) << c.log_inp_depth();
+  const uint64_t w = uint64_t(1) << c.log_wgt_depth();
+  if (kind == runtime::UopKind::kAlu) return {a, a, 1};
+  return {a, i, w};
+}
+
+bool loopable(const NestDim& d, const FieldLimits& f) {
+  return d.extent <= kMaxIter && d.dst < f.dst && d.src < f.src && d.wgt < f.wgt;
+}
+
+}  // namespace
+
+uint64_t nest_points(const std::vector<NestDim>& dims) {
+  uint64_t n = 1;
+  for (const NestDim& d : dims) n *= d.extent;
+  return n;
+}
+
+runtime::UopKernel make_nest_kernel(const hw::HwConfig& c, runtime::UopKind kind, uint32_t dst0,
+                                    uint32_t src0, uint32_t wgt0,
+                                    const std::vector<NestDim>& all_dims) {
+  std::vector<NestDim> dims;
+  for (const NestDim& d : all_dims) {
+    if (d.extent == 0) throw InternalError("a micro-op nest has an empty dimension");
+    if (d.extent > 1) dims.push_back(d);
+  }
+  const FieldLimits lim = limits_of(c, kind);
+  // Best loop pair (outer a, inner b; -1 = no loop) by micro-op count, then by keeping a
+  // destination-varying dimension last in the micro-op list.
+  int best_a = -1, best_b = -1;
+  uint64_t best_uops = nest_points(dims);
+  bool best_tail = true;
+  auto tail_ok = [&](int a, int b) {
+    for (int k = int(dims.size()) - 1; k >= 0; --k) {
+      if (k == a || k == b) continue;
+      return dims[size_t(k)].dst != 0;
+    }
+    return true;
+  };
+  const int n = int(dims.size());
+  for (int a = -1; a < n; ++a) {
+    if (a >= 0 && !loopable(dims[size_t(a)], lim)) continue;
+    for (int b = a + 1; b < n; ++b) {
+      if (!loopable(dims[size_t(b)], lim)) continue;
+      const uint64_t ea = a >= 0 ? dims[size_t(a)].extent : 1;
+      const uint64_t uops = nest_points(dims) / (ea * dims[size_t(b)].extent);
+      const bool tail = tail_ok(a, b);
+      if (uops < best_uops || (uops == best_uops && tail && !best_tail)) {
+        best_a = a;
+        best_b = b;
+        best_uops = uops;
+        best_tail = tail;
+      }
+    }
+  }
+  runtime::UopKernel k;
+  k.kind = kind;
+  for (int idx : {best_a, best_b}) {
+    if (idx < 0) continue;
+    const NestDim& d = dims[size_t(idx)];
+    k.loops.push_back(runtime::UopLoop{d.extent, d.dst, d.src, kind == runtime::UopKind::kGemm ? d.wgt : 0});
+  }
+  std::vector<NestDim> rest;
+  for (int i = 0; i < n; ++i) {
+    if (i != best_a && i != best_b) rest.push_back(dims[size_t(i)]);
+  }
+  k.uops.reserve(best_uops);
+  std::vector<uint32_t> idx(rest.size(), 0);
+  for (uint64_t p = 0; p < best_uops; ++p) {
+    uint64_t dst = dst0, src = src0, wgt = wgt0;
+    for (size_t r = 0; r < rest.size(); ++r) {
+      dst += uint64_t(idx[r]) * rest[r].dst;
+      src += uint64_t(idx[r]) * rest[r].src;
+      wgt += uint64_t(idx[r]) * rest[r].wgt;
+    }
+    k.uops.push_back(hw::Uop{uint32_t(dst), uint32_t(src), kind == runtime::UopKind::kGemm ? uint32_t(wgt) : 0});
+    for (size_t r = rest.size(); r-- > 0;) {
+      if (++idx[r] < rest[r].extent) break;
+      idx[r] = 0;
+    }
+  }
+  return k;
+}
+
+}  // namespace tauvta::lower

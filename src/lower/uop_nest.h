@@ -1,0 +1,30 @@
+// A micro-op nest: the set of (dst, src, wgt) index triples base + sum_d i_d * factor_d over a
+// box of extents, which is what every GEMM or ALU instruction of a lowered layer computes. The
+// hardware runs two affine loops around a list of micro-ops, so make_nest_kernel turns the two
+// dimensions that shrink the micro-op list most into the loops (within the factor field widths
+// and the 14-bit iteration counts) and enumerates the rest as micro-ops, keeping the caller's
+// order (callers put destination-varying dimensions innermost, so consecutive micro-ops never
+// update the same accumulator).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hw/hw_config.h"
+#include "runtime/uop_kernel.h"
+
+namespace tauvta::lower {
+
+struct NestDim {
+  uint32_t extent = 1;
+  uint32_t dst = 0, src = 0, wgt = 0;  // index steps per iteration
+};
+
+runtime::UopKernel make_nest_kernel(const hw::HwConfig& config, runtime::UopKind kind,
+                                    uint32_t dst0, uint32_t src0, uint32_t wgt0,
+                                    const std::vector<NestDim>& dims);
+
+// Micro-op executions of a nest (the product of its extents).
+uint64_t nest_points(const std::vector<NestDim>& dims);
+
+}  // namespace tauvta::lower

