@@ -223,6 +223,12 @@ std::vector<uint8_t> serialize_network(const CompiledNetwork& net) {
   }
   m["dram_values"] = dv;
   m["views"] = net.views;
+  json folds = json::object();
+  for (const auto& [k, f] : net.folds) {
+    folds[k] = {{"source", f.source}, {"kernel_w", f.kernel_w}, {"stride_w", f.stride_w}, {"pad_left", f.pad_left},
+                {"dilation_w", f.dilation_w}, {"out_w", f.out_w}};
+  }
+  m["folds"] = folds;
   m["compile_seconds"] = net.compile_seconds;
   m["lower_seconds"] = net.lower_seconds;
   const lower::Program& p = net.program;
@@ -334,6 +340,9 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
       }
     }
     net.views = m.at("views").get<std::map<std::string, std::string>>();
+    for (const auto& [k, f] : m.at("folds").items()) {
+      net.folds[k] = ColumnFold{f.at("source"), f.at("kernel_w"), f.at("stride_w"), f.at("pad_left"), f.at("dilation_w"), f.at("out_w")};
+    }
     net.compile_seconds = m.at("compile_seconds");
     net.lower_seconds = m.at("lower_seconds");
     const json& prog = m.at("program");

@@ -37,6 +37,24 @@ graph::Graph cpu_part_graph(const graph::Graph& g, const graph::Node& n) {
   return part;
 }
 
+graph::Tensor fold_columns(const graph::Tensor& x, const ColumnFold& f) {
+  const graph::Shape& s = x.shape();
+  if (s.size() != 4) throw InternalError("fold_columns: input is not NCHW");
+  const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
+  const std::vector<int64_t> v = x.to_int64();
+  std::vector<int64_t> out(size_t(N * C * f.kernel_w * H * f.out_w), 0);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t kx = 0; kx < f.kernel_w; ++kx)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t ow = 0; ow < f.out_w; ++ow) {
+            const int64_t ix = ow * f.stride_w - f.pad_left + kx * f.dilation_w;
+            if (ix < 0 || ix >= W) continue;
+            out[size_t((((n * f.kernel_w + kx) * C + c) * H + h) * f.out_w + ow)] = v[size_t(((n * C + c) * H + h) * W + ix)];
+          }
+  return graph::Tensor::from_int64(graph::DType::kInt32, {N, C * f.kernel_w, H, f.out_w}, out);
+}
+
 size_t CompiledNetwork::vta_layers() const {
   size_t n = 0;
   for (const NetworkLayer& l : layers) n += l.placement == Placement::kVta && l.program_layer >= 0;
@@ -152,6 +170,51 @@ class NetworkCompiler {
     net_.layers.push_back(std::move(l));
   }
 
+  // A convolution with few input channels whose input the host produces anyway reads a
+  // column-folded copy when that needs fewer GEMM blocks; returns the value to read.
+  std::string maybe_fold_columns(const graph::Node& n, ConvLayer& cl) {
+    lower::ConvWorkload& w = cl.spec.w;
+    const int64_t BI = c_.block_in();
+    const int64_t before = w.kernel_w * lower::ceil_div(w.in_channels, BI);
+    const int64_t after = lower::ceil_div(w.in_channels * w.kernel_w, BI);
+    const graph::Node* producer = g_.producer(n.input(0));
+    bool on_host = producer == nullptr;
+    for (const NetworkLayer& l : net_.layers) {
+      if (producer && l.name == producer->name) on_host = l.placement == Placement::kCpu;
+    }
+    if (w.groups != 1 || w.kernel_w == 1 || after >= before || !on_host) return n.input(0);
+    ColumnFold f;
+    f.source = n.input(0);
+    f.kernel_w = w.kernel_w;
+    f.stride_w = w.stride_w;
+    f.pad_left = w.pad_left;
+    f.dilation_w = w.dilation_w;
+    f.out_w = w.out_width();
+    const std::string name = fmt::format("{}#fold_k{}_s{}_p{}_d{}", f.source, f.kernel_w, f.stride_w, f.pad_left, f.dilation_w);
+    const int64_t C = w.in_channels, KH = w.kernel_h, KW = w.kernel_w, CO = w.out_channels;
+    std::vector<int32_t> folded(size_t(CO * C * KW * KH));
+    for (int64_t o = 0; o < CO; ++o)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t ky = 0; ky < KH; ++ky)
+          for (int64_t kx = 0; kx < KW; ++kx)
+            folded[size_t(((o * KW + kx) * C + c) * KH + ky)] = cl.spec.weights[size_t(((o * C + c) * KH + ky) * KW + kx)];
+    cl.spec.weights = std::move(folded);
+    w.in_channels = C * KW;
+    w.width = f.out_w;
+    w.kernel_w = 1;
+    w.stride_w = 1;
+    w.pad_left = w.pad_right = 0;
+    w.dilation_w = 1;
+    if (!net_.folds.count(name)) {
+      net_.folds[name] = f;
+      graph::ValueInfo& vi = net_.graph.info_mut(name);
+      vi = *g_.info(f.source);
+      vi.name = name;
+      vi.shape = {vi.shape[0], w.in_channels, w.height, w.width};
+    }
+    return name;
+  }
+
   // Lowers `n` onto the accelerator and fills `l`; returns the reason when it cannot.
   std::string try_accelerator(const graph::Node& n, NetworkLayer& l) {
     const std::string& op = n.op_type;
@@ -159,6 +222,8 @@ class NetworkCompiler {
       ConvLayer cl = op == "QConv"   ? conv_layer(g_, n, c_)
                      : op == "QGemm" ? dense_layer(g_, n, c_, net_.views)
                                      : avg_pool_layer(g_, n, c_);
+      std::string input = n.input(0);
+      if (op == "QConv") input = maybe_fold_columns(n, cl);
       const int64_t pieces = lower::shift_vector_pieces(c_, cl.spec.channel_shifts());
       lower::Schedule s;
       if (auto it = options_.schedules.find(cl.spec.w); it != options_.schedules.end()) {
@@ -169,11 +234,15 @@ class NetworkCompiler {
         s = lower::default_schedule(c_, cl.spec.w, pieces);
         l.schedule_source = "default heuristic";
       }
-      const runtime::DramBuffer& in = dram(n.input(0), c_.block_in());
+      const runtime::DramBuffer& in = dram(input, c_.block_in());
       const runtime::DramBuffer& out = dram(n.outputs[0], c_.block_out());
       lowering_started_ = true;
       l.program_layer = pb_.begin_layer(n.name);
       lower::lower_conv(pb_, cl.spec, s, in, out);
+      if (input != n.input(0)) {
+        l.inputs = {input};
+        cl.reason += fmt::format(" (kernel columns folded into the {} input channels on the host)", cl.spec.w.in_channels);
+      }
       l.op = cl.op;
       l.placement = Placement::kVta;
       l.reason = cl.reason;

@@ -46,6 +46,16 @@ struct DramValue {
   std::string region;
 };
 
+// A host-made input for a first layer with few channels: the kernel's columns folded into the
+// channels (x'[n][kx*C + c][h][ow] = x[n][c][h][ow*stride - pad + kx*dilation], zero outside),
+// so a 3-channel 7x7 convolution fills 21 of 32 GEMM lanes per tap row instead of 3 of 16 per
+// tap. The value it stands for is produced on the host anyway (by the input's Quantize).
+struct ColumnFold {
+  std::string source;
+  int64_t kernel_w = 1, stride_w = 1, pad_left = 0, dilation_w = 1, out_w = 1;
+};
+graph::Tensor fold_columns(const graph::Tensor& x, const ColumnFold& f);
+
 struct CompiledNetwork {
   hw::HwConfig config;
   graph::Graph graph;  // the quantized graph the network computes
@@ -56,6 +66,8 @@ struct CompiledNetwork {
   std::map<std::string, std::vector<DramValue>> dram_values;
   // Value -> the value it is a reshaped view of (a Flatten folded into the next dense layer).
   std::map<std::string, std::string> views;
+  // Derived value -> how the host makes it from its source.
+  std::map<std::string, ColumnFold> folds;
   double compile_seconds = 0;
   double lower_seconds = 0;  // the part spent lowering accelerator layers
 

@@ -38,6 +38,9 @@ NetworkRunner::~NetworkRunner() = default;
 
 void NetworkRunner::produced_on_host(const std::string& value, graph::Tensor t) {
   host_[value] = std::move(t);
+  for (const auto& [derived, f] : net_.folds) {  // folded copies of the old value are stale
+    if (f.source == value) valid_.erase(fmt::format("{}@{}", derived, net_.config.block_in()));
+  }
   for (auto it = valid_.begin(); it != valid_.end();) {
     it = it->rfind(value + "@", 0) == 0 ? valid_.erase(it) : std::next(it);
   }
@@ -79,6 +82,14 @@ void NetworkRunner::ensure_dram(const std::string& value, int block) {
   const DramValue* d = form(net_, src, block);
   if (!d) throw InternalError(fmt::format("value '{}' has no DRAM form with {} channels per element", src, block));
   if (valid_.count(d->region)) return;
+  if (auto f = net_.folds.find(src); f != net_.folds.end()) {
+    const graph::Tensor t = fold_columns(ensure_host(f->second.source), f->second);
+    const std::vector<int64_t> wide = t.to_int64();
+    const std::vector<int32_t> v(wide.begin(), wide.end());
+    program_->write_region(d->region, lower::pack_activation(net_.config, d->shape, d->block, v));
+    valid_.insert(d->region);
+    return;
+  }
   const graph::Tensor& t = ensure_host(src);
   const std::vector<int64_t> wide = t.to_int64();
   const std::vector<int32_t> v(wide.begin(), wide.end());
