@@ -218,8 +218,10 @@ class NetworkCompiler {
   // Lowers `n` onto the accelerator and fills `l`; returns the reason when it cannot.
   std::string try_accelerator(const graph::Node& n, NetworkLayer& l) {
     const std::string& op = n.op_type;
-    if (op == "QConv" || op == "QGemm" || op == "QAveragePool" || op == "QGlobalAveragePool") {
-      ConvLayer cl = op == "QConv"   ? conv_layer(g_, n, c_)
+    if (op == "QConv" || op == "QConvTranspose" || op == "QGemm" || op == "QAveragePool" ||
+        op == "QGlobalAveragePool") {
+      ConvLayer cl = op == "QConv"            ? conv_layer(g_, n, c_)
+                     : op == "QConvTranspose" ? conv_transpose_layer(g_, n, c_)
                      : op == "QGemm" ? dense_layer(g_, n, c_, net_.views)
                                      : avg_pool_layer(g_, n, c_);
       std::string input = n.input(0);

@@ -108,6 +108,56 @@ ConvLayer conv_layer(const graph::Graph& g, const graph::Node& n, const hw::HwCo
   return l;
 }
 
+ConvLayer conv_transpose_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c) {
+  check_widths(n, c);
+  check_activation(g, n.input(0), c);
+  const graph::Shape& xs = value_info(g, n.input(0)).shape;
+  if (xs.size() != 4) throw Error("only 2-D transposed convolutions (NCHW inputs) run on the accelerator");
+  if (!g.is_initializer(n.input(1))) throw Error(fmt::format("{}: the weights are not constant", n.describe()));
+  const graph::Tensor& wt = g.initializers.at(n.input(1));
+  const graph::WindowGeometry geo = graph::conv_transpose_geometry(n, xs, wt.shape());
+  if (geo.spatial_rank() != 2) throw Error("only 2-D transposed convolutions run on the accelerator");
+  ConvLayer l;
+  lower::ConvWorkload& w = l.spec.w;
+  w.kind = lower::OpKind::kConv2dTranspose;
+  w.groups = geo.group;
+  w.batch = xs[0];
+  w.in_channels = xs[1];
+  w.height = xs[2];
+  w.width = xs[3];
+  w.out_channels = wt.shape()[1] * geo.group;
+  w.kernel_h = geo.kernel[0];
+  w.kernel_w = geo.kernel[1];
+  w.stride_h = geo.strides[0];
+  w.stride_w = geo.strides[1];
+  w.dilation_h = geo.dilations[0];
+  w.dilation_w = geo.dilations[1];
+  w.pad_top = geo.pads_begin[0];
+  w.pad_left = geo.pads_begin[1];
+  w.pad_bottom = geo.pads_end[0];
+  w.pad_right = geo.pads_end[1];
+  if (!geo.output_padding.empty()) {
+    w.output_pad_h = geo.output_padding[0];
+    w.output_pad_w = geo.output_padding[1];
+  }
+  if (w.pad_bottom < 0 || w.pad_right < 0) throw Error("output_shape larger than the full result: the CPU pads it");
+  if (w.out_height() != geo.output[0] || w.out_width() != geo.output[1]) {
+    throw Error(fmt::format("{}: output {}x{} differs from the window rule's {}x{}", n.describe(), geo.output[0],
+                            geo.output[1], w.out_height(), w.out_width()));
+  }
+  l.spec.weights = int32_values(wt);
+  l.spec.bias = bias_of(g, n, w.out_channels);
+  l.spec.shifts = graph::requant_shifts(n, w.out_channels);
+  l.spec.clip_min = n.attr_int("clip_min");
+  l.spec.clip_max = n.attr_int("clip_max");
+  l.spec.acc_bits = c.acc_width();
+  l.op = "conv2d_transpose";
+  l.macs = w.macs();
+  (void)lower::conv_geometry(c, w);  // says why it cannot map
+  l.reason = "GEMM core, one GEMM per stride phase (inserted zeros skipped)";
+  return l;
+}
+
 ConvLayer dense_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c,
                       const std::map<std::string, std::string>& views) {
   check_widths(n, c);
@@ -276,7 +326,6 @@ std::string cpu_reason(const graph::Node& n) {
   const std::string& op = n.op_type;
   if (op == "Quantize") return "float to fixed point at the graph's input: host work";
   if (op == "Dequantize") return "fixed point to float at the graph's output: host work";
-  if (op == "QConvTranspose") return "conv2d_transpose has no accelerator lowering yet";
   if (op == "QMatMul") return "both operands are activations: no constant weight tiles for the GEMM core";
   if (op == "QSub" || op == "QMul") return "the HLS hardware has no ALU negate or MUL";
   if (op == "QConcat") return "per-input requantization and copies: host work";

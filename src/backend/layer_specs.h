@@ -26,6 +26,7 @@ struct ConvLayer {
 lower::ActShape act_shape(const graph::Graph& g, const std::string& value);
 
 ConvLayer conv_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c);
+ConvLayer conv_transpose_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c);
 // `views`: values that are Flatten views of 4-D tensors (the weights are permuted to read the
 // blocked tensor directly).
 ConvLayer dense_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c,

@@ -55,7 +55,9 @@ std::vector<int64_t> reference_output(const hw::HwConfig& c, const lower::ConvLa
   g.outputs = {"y"};
   graph::Node n;
   n.name = "op";
-  n.op_type = "QConv";
+  const bool transposed = w.kind == lower::OpKind::kConv2dTranspose;
+  n.op_type = transposed ? "QConvTranspose" : "QConv";
+  if (transposed) n.attrs["output_padding"] = std::vector<int64_t>{w.output_pad_h, w.output_pad_w};
   n.inputs = {"x", "w", "b"};
   n.outputs = {"y"};
   n.attrs["group"] = w.groups;
@@ -74,8 +76,9 @@ std::vector<int64_t> reference_output(const hw::HwConfig& c, const lower::ConvLa
   n.attrs["acc_bits"] = int64_t(c.acc_width());
   g.nodes.push_back(n);
   const std::vector<int64_t> wv(spec.weights.begin(), spec.weights.end());
-  g.initializers["w"] = Tensor::from_int64(c.wgt_width() <= 8 ? DType::kInt8 : DType::kInt16,
-                                           {w.out_channels, w.in_channels / w.groups, w.kernel_h, w.kernel_w}, wv);
+  const graph::Shape ws = transposed ? graph::Shape{w.in_channels, w.out_channels / w.groups, w.kernel_h, w.kernel_w}
+                                     : graph::Shape{w.out_channels, w.in_channels / w.groups, w.kernel_h, w.kernel_w};
+  g.initializers["w"] = Tensor::from_int64(c.wgt_width() <= 8 ? DType::kInt8 : DType::kInt16, ws, wv);
   g.initializers["b"] = Tensor::from_int64(c.acc_width() <= 32 ? DType::kInt32 : DType::kInt64, {w.out_channels}, spec.bias);
   cpu::TensorMap in;
   in["x"] = Tensor::from_int64(DType::kInt32, {w.batch, w.in_channels, w.height, w.width}, x);
@@ -84,9 +87,6 @@ std::vector<int64_t> reference_output(const hw::HwConfig& c, const lower::ConvLa
 
 OpRun run_op(const hw::HwConfig& c, const lower::ConvWorkload& w, const lower::Schedule& s,
              const OpRunOptions& o) {
-  if (w.kind == lower::OpKind::kConv2dTranspose) {
-    throw Error("conv2d_transpose workloads have no accelerator lowering yet");
-  }
   const lower::ConvLayerSpec spec = random_layer(c, w, o.seed);
   const lower::ActShape in{w.batch, w.in_channels, w.height, w.width};
   const lower::ActShape out{w.batch, w.out_channels, w.out_height(), w.out_width()};

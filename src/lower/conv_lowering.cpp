@@ -27,6 +27,50 @@ struct Item {
   int64_t bt, ht, wt, ct;  // tile indices
 };
 
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t pos_mod(int64_t a, int64_t b) { return ((a % b) + b) % b; }
+
+// A transposed convolution's output tile as one GEMM per stride phase (ry, rx): the outputs
+// whose row is congruent to ry - pad (mod stride) take exactly the taps ky = ry + stride*m, so
+// each phase is a dense nest over those taps and the inserted zeros are never multiplied. Taps
+// are packed flipped, so walking them backwards advances both the input row and the weight index.
+void emit_transposed_gemms(runtime::CommandBuilder& cb, const hw::HwConfig& c, const ConvWorkload& w,
+                           uint32_t acc_base, uint32_t inp_base, uint32_t wgt_base, int64_t oy0, int64_t ox0,
+                           int64_t th_i, int64_t tw_i, int64_t iy_lo, int64_t ix_lo, int64_t cols, int64_t tb_i,
+                           int64_t tci_i, int64_t tco_i) {
+  const int64_t sh = w.stride_h, sw = w.stride_w, kh = w.kernel_h, kw = w.kernel_w, KK = kh * kw;
+  const int64_t rows_total = floor_div(oy0 + th_i - 1 + w.pad_top, sh) - iy_lo + 1;
+  const uint32_t rc = uint32_t(rows_total * cols);
+  for (int64_t ry = 0; ry < sh; ++ry) {
+    const int64_t r0 = pos_mod(ry - (oy0 + w.pad_top), sh);
+    const int64_t jy = r0 < th_i ? (th_i - 1 - r0) / sh + 1 : 0;
+    const int64_t my = ry < kh ? (kh - 1 - ry) / sh + 1 : 0;
+    if (jy == 0 || my == 0) continue;
+    const int64_t ky_max = ry + sh * (my - 1);
+    const int64_t row0 = (oy0 + r0 + w.pad_top - ky_max) / sh - iy_lo;
+    for (int64_t rx = 0; rx < sw; ++rx) {
+      const int64_t c0 = pos_mod(rx - (ox0 + w.pad_left), sw);
+      const int64_t jx = c0 < tw_i ? (tw_i - 1 - c0) / sw + 1 : 0;
+      const int64_t mx = rx < kw ? (kw - 1 - rx) / sw + 1 : 0;
+      if (jx == 0 || mx == 0) continue;
+      const int64_t kx_max = rx + sw * (mx - 1);
+      const int64_t col0 = (ox0 + c0 + w.pad_left - kx_max) / sw - ix_lo;
+      const std::vector<NestDim> dims = {
+          {uint32_t(tci_i), 0, rc, uint32_t(KK)},
+          {uint32_t(my), 0, uint32_t(cols), uint32_t(sh * kw)},
+          {uint32_t(mx), 0, 1, uint32_t(sw)},
+          {uint32_t(tb_i), uint32_t(tco_i * th_i * tw_i), uint32_t(tci_i) * rc, 0},
+          {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, uint32_t(tci_i * KK)},
+          {uint32_t(jy), uint32_t(sh * tw_i), uint32_t(cols), 0},
+          {uint32_t(jx), uint32_t(sw), 1, 0}};
+      const uint32_t dst = acc_base + uint32_t(r0 * tw_i + c0);
+      const uint32_t src = inp_base + uint32_t(row0 * cols + col0);
+      const uint32_t wgt = wgt_base + uint32_t((kh - 1 - ky_max) * kw + (kw - 1 - kx_max));
+      cb.gemm(make_nest_kernel(c, UopKind::kGemm, dst, src, wgt, dims));
+    }
+  }
+}
+
 }  // namespace
 
 void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s,
@@ -38,6 +82,15 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   const RequantVectors rv = requant_vectors(c, spec.bias, shifts, spec.acc_bits, w.out_channels);
   const ConvTiling t = resolve_schedule(c, w, s, rv.pieces);
   runtime::CommandBuilder& cb = pb.cb();
+  const bool transposed = w.kind == OpKind::kConv2dTranspose;
+  // First input row (column) and count an output tile reads. A transposed convolution's output
+  // o takes input i through tap k when o = i * stride - pad + k.
+  auto window = [&](int64_t o0, int64_t n, int64_t k, int64_t st, int64_t p, int64_t d) {
+    if (!transposed) return std::pair<int64_t, int64_t>{o0 * st - p, (n - 1) * st + (k - 1) * d + 1};
+    const int64_t lo = floor_div(o0 + p - (k - 1) + st - 1, st);
+    const int64_t hi = floor_div(o0 + n - 1 + p, st);
+    return std::pair<int64_t, int64_t>{lo, hi - lo + 1};
+  };
 
   WeightPacking wp;
   wp.co = w.out_channels;
@@ -48,6 +101,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   wp.supergroups = g.supergroups;
   wp.cib = g.cib;
   wp.cob = g.cob;
+  wp.transposed = transposed;
   const runtime::DramBuffer wbuf = pb.alloc_constant(pack_conv_weights(c, wp, spec.weights));
   const runtime::DramBuffer vbuf = pb.alloc_constant(rv.packed);
   const bool bias_add = spec.force_bias_add || rv.any_bias;
@@ -104,7 +158,8 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
             const int64_t th_i = std::min(t.th, OH - it.ht * t.th);
             const int64_t tw_i = std::min(t.tw, OW - it.wt * t.tw);
             const int64_t tco_i = std::min(t.tco, g.cob - it.ct * t.tco);
-            const int64_t rows = t.rows(th_i), cols = t.cols(tw_i);
+            const auto [ih0, rows] = window(it.ht * t.th, th_i, w.kernel_h, w.stride_h, w.pad_top, w.dilation_h);
+            const auto [iw0, cols] = window(it.wt * t.tw, tw_i, w.kernel_w, w.stride_w, w.pad_left, w.dilation_w);
             const uint32_t inp_base = uint32_t(int64_t(part) * t.inp_part);
             const uint32_t wgt_base = uint32_t(int64_t(part) * t.wgt_part);
             const uint32_t acc_base = slot_base(j);
@@ -113,8 +168,6 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
             cb.dep_pop(Module::kCompute, Module::kLoad);
             const Key xk{it.bt, it.ht, it.wt, kc};
             if (inp_at[part] != xk) {
-              const int64_t ih0 = it.ht * t.th * w.stride_h - w.pad_top;
-              const int64_t iw0 = it.wt * t.tw * w.stride_w - w.pad_left;
               int64_t yp0 = std::min(rows, std::max<int64_t>(0, -ih0));
               int64_t yp1 = std::min(rows - yp0, std::max<int64_t>(0, ih0 + rows - H));
               int64_t xp0 = std::min(cols, std::max<int64_t>(0, -iw0));
@@ -158,15 +211,20 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
                 {uint32_t(th_i), uint32_t(tw_i), 0, 0},
                 {uint32_t(tw_i), 1, 0, 0}};
             if (kc == 0) cb.gemm(make_nest_kernel(c, UopKind::kGemm, acc_base, inp_base, wgt_base, out_dims), true);
-            const std::vector<NestDim> dims = {
-                {uint32_t(tci_i), 0, rc, uint32_t(KK)},
-                {uint32_t(g.kh), 0, uint32_t(w.dilation_h * cols), uint32_t(g.kw)},
-                {uint32_t(g.kw), 0, uint32_t(w.dilation_w), 1},
-                {uint32_t(tb_i), uint32_t(tco_i * th_i * tw_i), uint32_t(tci_i) * rc, 0},
-                {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, uint32_t(tci_i * KK)},
-                {uint32_t(th_i), uint32_t(tw_i), uint32_t(w.stride_h * cols), 0},
-                {uint32_t(tw_i), 1, uint32_t(w.stride_w), 0}};
-            cb.gemm(make_nest_kernel(c, UopKind::kGemm, acc_base, inp_base, wgt_base, dims));
+            if (!transposed) {
+              const std::vector<NestDim> dims = {
+                  {uint32_t(tci_i), 0, rc, uint32_t(KK)},
+                  {uint32_t(g.kh), 0, uint32_t(w.dilation_h * cols), uint32_t(g.kw)},
+                  {uint32_t(g.kw), 0, uint32_t(w.dilation_w), 1},
+                  {uint32_t(tb_i), uint32_t(tco_i * th_i * tw_i), uint32_t(tci_i) * rc, 0},
+                  {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, uint32_t(tci_i * KK)},
+                  {uint32_t(th_i), uint32_t(tw_i), uint32_t(w.stride_h * cols), 0},
+                  {uint32_t(tw_i), 1, uint32_t(w.stride_w), 0}};
+              cb.gemm(make_nest_kernel(c, UopKind::kGemm, acc_base, inp_base, wgt_base, dims));
+            } else {
+              emit_transposed_gemms(cb, c, w, acc_base, inp_base, wgt_base, it.ht * t.th, it.wt * t.tw, th_i, tw_i,
+                                    ih0, iw0, cols, tb_i, tci_i, tco_i);
+            }
             cb.dep_push(Module::kCompute, Module::kLoad);
             if (kc + 1 == t.ncit) {
               // Per-channel vectors of this tile's output-channel blocks start at it.ct * tco.

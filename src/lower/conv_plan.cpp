@@ -29,13 +29,25 @@ ConvGeometry conv_geometry(const hw::HwConfig& c, const ConvWorkload& w) {
   const int64_t BI = c.block_in(), BO = c.block_out(), B = c.batch();
   ConvGeometry g;
   if (w.kind == OpKind::kConv2dTranspose) {
-    throw Error("conv2d_transpose is lowered through its stride phases (not this path)");
-  }
-  for (int64_t p : {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}) {
-    if (p > kMaxPad) {
-      throw Error(fmt::format("padding {} exceeds the {} rows/columns the load unit's 4-bit pad "
-                              "fields can insert",
-                              p, kMaxPad));
+    if (w.groups != 1) throw Error("grouped conv2d_transpose has no accelerator lowering");
+    if (w.dilation_h != 1 || w.dilation_w != 1) throw Error("dilated conv2d_transpose has no accelerator lowering");
+    // Rows (columns) of zeros the load unit inserts before and after the input.
+    const int64_t top = ceil_div(std::max<int64_t>(0, w.kernel_h - 1 - w.pad_top), w.stride_h);
+    const int64_t left = ceil_div(std::max<int64_t>(0, w.kernel_w - 1 - w.pad_left), w.stride_w);
+    const int64_t bottom = std::max<int64_t>(0, (w.out_height() - 1 + w.pad_top) / w.stride_h - (w.height - 1));
+    const int64_t right = std::max<int64_t>(0, (w.out_width() - 1 + w.pad_left) / w.stride_w - (w.width - 1));
+    if (std::max({top, left, bottom, right}) > kMaxPad) {
+      throw Error(fmt::format("the transposed window needs {} rows/columns of zeros around the input, more "
+                              "than the {} the load unit's 4-bit pad fields can insert",
+                              std::max({top, left, bottom, right}), kMaxPad));
+    }
+  } else {
+    for (int64_t p : {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}) {
+      if (p > kMaxPad) {
+        throw Error(fmt::format("padding {} exceeds the {} rows/columns the load unit's 4-bit pad "
+                                "fields can insert",
+                                p, kMaxPad));
+      }
     }
   }
   g.nb = ceil_div(w.batch, B);
@@ -66,15 +78,19 @@ ConvGeometry conv_geometry(const hw::HwConfig& c, const ConvWorkload& w) {
     throw Error(fmt::format("an image row of {} elements exceeds the 16-bit load/store strides",
                             std::max(g.ow, w.width)));
   }
+  // A transposed convolution multiplies each input pixel by each tap once (no inserted zeros).
+  const int64_t points = w.kind == OpKind::kConv2dTranspose ? w.height * w.width : g.oh * g.ow;
   g.gemm_macs = uint64_t(g.nb * B) * uint64_t(g.supergroups * g.cob * BO) * uint64_t(g.cib * BI) *
-                uint64_t(g.oh * g.ow * g.kh * g.kw);
+                uint64_t(points * g.kh * g.kw);
   return g;
 }
 
 int64_t ConvTiling::rows(int64_t th_i) const {
+  if (w.kind == OpKind::kConv2dTranspose) return (th_i + w.kernel_h - 2) / w.stride_h + 1;
   return (th_i - 1) * w.stride_h + (w.kernel_h - 1) * w.dilation_h + 1;
 }
 int64_t ConvTiling::cols(int64_t tw_i) const {
+  if (w.kind == OpKind::kConv2dTranspose) return (tw_i + w.kernel_w - 2) / w.stride_w + 1;
   return (tw_i - 1) * w.stride_w + (w.kernel_w - 1) * w.dilation_w + 1;
 }
 

@@ -37,7 +37,8 @@ struct ConvTiling {
   int64_t reserved_acc = 0;       // ACC elements for per-channel vectors, at index 0
   int64_t shift_pieces = 0;       // vector SHR pieces (per-channel shifts), 0 = immediates
   int64_t inp_part = 0, wgt_part = 0, acc_slot = 0;  // SRAM elements per virtual thread
-  int64_t rows(int64_t th_i) const;  // input rows an output tile of th_i rows reads
+  // Input rows an output tile of th_i rows reads (an upper bound for transposed convolutions).
+  int64_t rows(int64_t th_i) const;
   int64_t cols(int64_t tw_i) const;
   ConvWorkload w;
 };

@@ -86,10 +86,12 @@ std::vector<uint8_t> pack_conv_weights(const hw::HwConfig& c, const WeightPackin
       const int64_t ch = g * p.ci_g + i - sg * p.cib * BI;  // column inside the supergroup
       if (ch < 0 || ch >= p.cib * BI) throw InternalError("pack_conv_weights: channel outside its supergroup");
       for (int64_t k = 0; k < KK; ++k) {
-        const uint64_t elem = uint64_t(((o / BO) * p.cib + ch / BI) * KK + k);
+        const int64_t tap = p.transposed ? KK - 1 - k : k;
+        const uint64_t elem = uint64_t(((o / BO) * p.cib + ch / BI) * KK + tap);
         const uint64_t lane = uint64_t((o % BO) * BI + ch % BI);
         const std::span<uint8_t> t(out.data() + elem * tile, tile);
-        hw::pack_lane(t, bits, lane, w[size_t((o * p.ci_g + i) * KK + k)]);
+        const size_t src = p.transposed ? size_t((i * p.co + o) * KK + k) : size_t((o * p.ci_g + i) * KK + k);
+        hw::pack_lane(t, bits, lane, w[src]);
       }
     }
   }

@@ -39,6 +39,9 @@ std::vector<int32_t> unpack_activation(const hw::HwConfig& c, const ActShape& s,
 struct WeightPacking {
   int64_t co = 0, ci_g = 0, kh = 1, kw = 1, groups = 1;
   int64_t supergroups = 1, cib = 1, cob = 1;
+  // conv2d_transpose: `w` holds [CI][CO][KH][KW] (groups 1) and the taps are stored flipped, so
+  // the lowering's loops over taps and input rows both advance forwards.
+  bool transposed = false;
 };
 std::vector<uint8_t> pack_conv_weights(const hw::HwConfig& c, const WeightPacking& p,
                                        std::span<const int32_t> w);

@@ -12,6 +12,9 @@
 #include "model/pipeline.h"
 #include "model/samples.h"
 #include "../model/pipeline_test_util.h"
+#include "common/error.h"
+
+#include <cstdlib>
 
 namespace {
 
@@ -100,5 +103,59 @@ TEST(Network, Vgg7Batch4Block8MatchesIntegerReference) {
   const model::LoadedModel m = quantized_vgg7(c);
   check_network(c, m.quant.graph, test_images(m.quant.graph, 10, 5), kVtaOps);
 }
+
+}  // namespace
+
+namespace {
+
+std::filesystem::path generated_model(const std::string& name) {
+  std::vector<std::filesystem::path> dirs;
+  if (const char* env = std::getenv("TAUVTA_MODELS_DIR"); env && *env) dirs.emplace_back(env);
+  dirs.push_back(source_path("build/models"));
+  for (const auto& d : dirs) {
+    if (std::filesystem::exists(d / (name + ".onnx"))) return d / name;
+  }
+  throw Error(name + ".onnx not found: run scripts/make-models first");
+}
+
+struct Generated {
+  const char* name;
+  const char* preset;
+  int64_t batch;
+};
+
+void PrintTo(const Generated& g, std::ostream* os) { *os << g.name << "_" << g.preset << "_b" << g.batch; }
+
+class GeneratedNetwork : public ::testing::TestWithParam<Generated> {};
+
+TEST_P(GeneratedNetwork, RunsOnTheAcceleratorBitExact) {
+  const Generated& p = GetParam();
+  const std::filesystem::path base = generated_model(p.name);
+  const hw::HwConfig c = preset(p.preset);
+  model::LoadOptions o;
+  o.quantize = true;
+  o.config = c;
+  o.calibrate = base.string() + "_input.npy";
+  const model::LoadedModel m = model::load_model(base.string() + ".onnx", o);
+  const graph::Tensor sample = io::read_npy(base.string() + "_input.npy");
+  std::vector<const graph::Tensor*> parts(size_t(p.batch), &sample);
+  cpu::TensorMap in{{m.quant.graph.inputs.at(0), model::concat_batch(parts)}};
+  // Every convolution, dense layer, pool and add the hardware can do runs on it; what remains
+  // on the CPU is the input/output conversion and the non-power-of-two global average pool.
+  check_network(c, m.quant.graph, in, {"QConv", "QConvTranspose", "QGemm", "MaxPool", "QAdd"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, GeneratedNetwork,
+                         ::testing::Values(Generated{"resnet18", "pynq", 1}, Generated{"resnet18", "pynq_w4a4", 1},
+                                           Generated{"resnet18", "pynq_b4_blk8", 4},
+                                           Generated{"mobilenetv2", "pynq", 1},
+                                           Generated{"mobilenetv2", "pynq_w4a4", 1},
+                                           Generated{"mobilenetv2", "pynq_b4_blk8", 4},
+                                           Generated{"dcgan_generator", "pynq", 1},
+                                           Generated{"dcgan_generator", "pynq_w4a4", 1},
+                                           Generated{"dcgan_generator", "pynq_b4_blk8", 4}),
+                         [](const ::testing::TestParamInfo<Generated>& i) {
+                           return std::string(i.param.name) + "_" + i.param.preset;
+                         });
 
 }  // namespace

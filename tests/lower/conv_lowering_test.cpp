@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backend/op_runner.h"
 #include "cpu/int_executor.h"
 #include "hw/hw_config.h"
 #include "lower/conv_lowering.h"
@@ -61,45 +62,14 @@ std::vector<int32_t> run_on_accelerator(const hw::HwConfig& c, const Case& k, co
 }
 
 std::vector<int64_t> run_reference(const hw::HwConfig& c, const Case& k) {
-  graph::Graph g;
-  g.name = "t";
-  g.inputs = {"x"};
-  g.outputs = {"y"};
-  graph::Node n;
-  n.name = "n";
-  n.op_type = "QConv";
-  n.inputs = {"x", "w", "b"};
-  n.outputs = {"y"};
-  const lower::ConvWorkload& w = k.w;
-  n.attrs["group"] = w.groups;
-  n.attrs["strides"] = std::vector<int64_t>{w.stride_h, w.stride_w};
-  n.attrs["dilations"] = std::vector<int64_t>{w.dilation_h, w.dilation_w};
-  n.attrs["pads"] = std::vector<int64_t>{w.pad_top, w.pad_left, w.pad_bottom, w.pad_right};
-  n.attrs["kernel_shape"] = std::vector<int64_t>{w.kernel_h, w.kernel_w};
-  if (k.spec.shifts.size() == 1) {
-    n.attrs["shift"] = k.spec.shifts[0];
-  } else {
-    n.attrs["shift"] = k.spec.shifts;
-  }
-  n.attrs["clip_min"] = k.spec.clip_min;
-  n.attrs["clip_max"] = k.spec.clip_max;
-  n.attrs["out_bits"] = int64_t(c.out_width());
-  n.attrs["acc_bits"] = int64_t(c.acc_width());
-  g.nodes.push_back(n);
-  std::vector<int64_t> wv(k.spec.weights.begin(), k.spec.weights.end());
-  g.initializers["w"] = Tensor::from_int64(c.wgt_width() <= 8 ? DType::kInt8 : DType::kInt16,
-                                           {w.out_channels, w.in_channels / w.groups, w.kernel_h, w.kernel_w}, wv);
-  g.initializers["b"] = Tensor::from_int64(DType::kInt32, {w.out_channels}, k.spec.bias);
-  cpu::TensorMap in;
-  in["x"] = Tensor::from_int64(DType::kInt32, {w.batch, w.in_channels, w.height, w.width}, k.x);
-  return cpu::run_int(g, in).at("y").to_int64();
+  return backend::reference_output(c, k.spec, k.x);
 }
 
 Case random_case(std::mt19937& rng, const hw::HwConfig& c) {
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
   Case k;
   lower::ConvWorkload& w = k.w;
-  const int kind = int(pick(0, 5));
+  const int kind = int(pick(0, 6));
   w.batch = pick(1, 3) == 1 ? pick(1, 5) : 1;
   if (kind == 0) {  // depthwise
     w.groups = pick(1, 3) * 8;
@@ -108,6 +78,10 @@ Case random_case(std::mt19937& rng, const hw::HwConfig& c) {
     w.groups = pick(2, 4);
     w.in_channels = w.groups * pick(1, 20);
     w.out_channels = w.groups * pick(1, 20);
+  } else if (kind == 6) {  // transposed
+    w.kind = lower::OpKind::kConv2dTranspose;
+    w.in_channels = pick(1, 40);
+    w.out_channels = pick(1, 40);
   } else if (kind == 2) {  // dense as a 1x1 on 1x1
     w.in_channels = pick(1, 70);
     w.out_channels = pick(1, 70);
@@ -115,7 +89,21 @@ Case random_case(std::mt19937& rng, const hw::HwConfig& c) {
     w.in_channels = pick(1, 40);
     w.out_channels = pick(1, 40);
   }
-  if (kind != 2) {
+  if (kind == 6) {
+    w.kernel_h = pick(1, 5);
+    w.kernel_w = pick(1, 5);
+    w.stride_h = pick(1, 3);
+    w.stride_w = pick(1, 3);
+    w.pad_top = pick(0, w.kernel_h - 1);
+    w.pad_left = pick(0, w.kernel_w - 1);
+    w.pad_bottom = pick(0, w.kernel_h - 1);
+    w.pad_right = pick(0, w.kernel_w - 1);
+    w.output_pad_h = pick(0, w.stride_h - 1);
+    w.output_pad_w = pick(0, w.stride_w - 1);
+    w.height = pick(1, 8);
+    w.width = pick(1, 9);
+    if (w.out_height() < 1 || w.out_width() < 1) w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 0;
+  } else if (kind != 2) {
     w.kernel_h = pick(1, 3);
     w.kernel_w = pick(1, 3);
     w.stride_h = pick(1, 2);
