@@ -11,6 +11,7 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/model_args.h"
+#include "cli/run_accelerator.h"
 #include "common/error.h"
 #include "cpu/int_executor.h"
 #include "io/tensor_files.h"
@@ -25,6 +26,11 @@ struct RunArgs {
   std::string output_dir, report;
   bool use_float = false, use_int = false, compare = false;
   int threads = 0;
+  // The accelerator (default mode).
+  NetworkArgs network;
+  std::string csv, images, labels;
+  int64_t limit = -1;
+  bool timing_only = false, check_hazards = false, quiet = false;
 };
 
 // Output file name for a value: characters outside [A-Za-z0-9._-] become '_'.
@@ -86,7 +92,30 @@ std::string describe(const graph::Tensor& t) {
 }
 
 void run_run(const RunArgs& a) {
-  if (a.use_float == a.use_int) throw Error("run: pass exactly one of --float and --int");
+  if (!a.use_float && !a.use_int) {
+    AcceleratorRunArgs r;
+    r.model = a.model;
+    r.network = a.network;
+    r.inputs = a.inputs;
+    r.output_dir = a.output_dir;
+    r.report = a.report;
+    r.csv = a.csv;
+    r.images = a.images;
+    r.labels = a.labels;
+    r.limit = a.limit;
+    r.timing_only = a.timing_only;
+    r.check_hazards = a.check_hazards;
+    r.compare = a.compare;
+    r.quiet = a.quiet;
+    run_on_accelerator(r, read_inputs);
+    return;
+  }
+  if (a.use_float && a.use_int) throw Error("run: pass at most one of --float and --int");
+  if (a.model.model.empty()) throw Error("run: --float and --int need a model file");
+  if (!a.csv.empty() || !a.images.empty() || a.timing_only || a.check_hazards || !a.network.tuning_log.empty()) {
+    throw Error("run: --csv, --images, --timing-only, --check-hazards and --tuning-log are for the accelerator "
+                "(drop --float/--int)");
+  }
   if (a.compare && !a.use_int) throw Error("run: --compare-float compares the integer reference; add --int");
   check_can_write(a.report, a.model.force);
   model::LoadOptions o = load_options(a.model, a.use_int);
@@ -146,14 +175,24 @@ void run_run(const RunArgs& a) {
 
 void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a model on the float or the quantized integer reference");
-  add_model_args(cmd, args->model);
-  cmd->add_flag("--float", args->use_float, "Run the float reference");
-  cmd->add_flag("--int", args->use_int, "Quantize to the config's widths and run the integer reference");
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a model on the simulated accelerator (default; no model: VGG-7 on Fashion-MNIST), or on the "
+             "float (--float) or integer (--int) reference");
+  add_model_args(cmd, args->model, /*model_required=*/false);
+  add_network_args(cmd, args->network);
+  cmd->add_flag("--float", args->use_float, "Run the float reference instead of the accelerator");
+  cmd->add_flag("--int", args->use_int, "Quantize to the config's widths and run the integer reference instead");
+  cmd->add_option("--csv", args->csv, "Accelerator: write the per-layer table as CSV");
+  cmd->add_option("--images", args->images, "Accelerator: IDX images to classify (top-1 accuracy; needs --labels)");
+  cmd->add_option("--labels", args->labels, "Accelerator: IDX labels for --images");
+  cmd->add_option("--limit", args->limit, "Accelerator: classify the first N images only");
+  cmd->add_flag("--timing-only", args->timing_only, "Accelerator: cycles from the timing model only, no data");
+  cmd->add_flag("--check-hazards", args->check_hazards, "Accelerator: report SRAM accesses not ordered by tokens");
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar");
   cmd->add_option("--input", args->inputs, "NAME=FILE.npy (or FILE.npy for a one-input model); repeatable");
   cmd->add_option("--output-dir", args->output_dir, "Write every output as DIR/<name>.npy");
   cmd->add_flag("--compare-float", args->compare,
-                "Also run the float reference; print per-output and per-layer quantization error");
+                "Also run the float reference; print per-output (and with --int per-layer) quantization error");
   cmd->add_option("--threads", args->threads, "Integer reference worker threads (default: all)");
   cmd->add_option("--report", args->report, "Write config, pass times, quantization settings (and comparison) as JSON");
   cmd->callback([args] { run_run(*args); });

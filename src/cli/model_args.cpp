@@ -12,8 +12,9 @@
 
 namespace tauvta::cli {
 
-void add_model_args(CLI::App* cmd, ModelArgs& a) {
-  cmd->add_option("model", a.model, "ONNX model file")->required();
+void add_model_args(CLI::App* cmd, ModelArgs& a, bool model_required) {
+  CLI::Option* model = cmd->add_option("model", a.model, "ONNX model file (or a compiled .tauvta where accepted)");
+  if (model_required) model->required();
   cmd->add_option("--config", a.config, "Hardware config JSON whose widths --int targets (default: built-in pynq)");
   cmd->add_option("--calibrate", a.calibrate,
                   "Calibration data: a directory of .npy files, a .npy file or an IDX image file "

@@ -25,7 +25,8 @@ struct ModelArgs {
   bool force = false;
 };
 
-void add_model_args(CLI::App* cmd, ModelArgs& a);
+// `model_required` false: the positional model may be omitted (the command supplies a default).
+void add_model_args(CLI::App* cmd, ModelArgs& a, bool model_required = true);
 
 // The pipeline options these arguments ask for (quantizing when `quantize`).
 model::LoadOptions load_options(const ModelArgs& a, bool quantize);

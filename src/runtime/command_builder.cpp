@@ -409,6 +409,8 @@ sim::RunReport CommandBuilder::synchronize(const sim::RunOptions& options) {
   }
   // A timing-only run moved no data, so the micro-op SRAM holds none of this stream's kernels.
   if (options.timing_only) device_.uop_cache().invalidate();
+  // No instruction refers to a staged kernel copy now: bound the DRAM they take.
+  device_.uop_cache().trim();
   total_.add(report);
   ++runs_;
   insns_run_ += insns_.size();

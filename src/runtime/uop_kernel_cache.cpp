@@ -34,10 +34,12 @@ uint32_t UopKernelCache::stage(std::span<const uint32_t> words) {
   uint64_t offset = 0;
   if (bytes > kChunkBytes) {
     chunks_.emplace_back(driver_, bytes);  // a dedicated buffer; the open chunk stays open
+    staged_bytes_ += bytes;
     index = chunks_.size() - 1;
   } else {
     if (open_chunk_ == SIZE_MAX || chunk_used_ + bytes > kChunkBytes) {
       chunks_.emplace_back(driver_, kChunkBytes);
+      staged_bytes_ += kChunkBytes;
       open_chunk_ = chunks_.size() - 1;
       chunk_used_ = 0;
     }
@@ -126,6 +128,19 @@ void UopKernelCache::invalidate() {
   for (auto& [bgn, id] : resident_) entries_[id].resident = false;
   resident_.clear();
   cursor_ = 0;
+}
+
+bool UopKernelCache::trim(uint64_t max_bytes) {
+  if (staged_bytes_ <= max_bytes) return false;
+  invalidate();
+  entries_.clear();
+  by_hash_.clear();
+  chunks_.clear();  // frees the DRAM
+  open_chunk_ = SIZE_MAX;
+  chunk_used_ = 0;
+  staged_bytes_ = 0;
+  ++stats_.trims;
+  return true;
 }
 
 void UopKernelCache::reset_stats() {

@@ -28,6 +28,7 @@ struct UopCacheStats {
   uint64_t uops_loaded = 0;  // micro-ops moved DRAM -> SRAM
   uint64_t kernels = 0;      // distinct kernels staged in DRAM
   uint64_t splits = 0;       // kernels too large for the SRAM, run in materialized chunks
+  uint64_t trims = 0;        // times the staged DRAM copies were dropped (trim())
   friend bool operator==(const UopCacheStats&, const UopCacheStats&) = default;
 };
 
@@ -49,6 +50,13 @@ class UopKernelCache {
   // copies stay, so later misses only cost the load.
   void invalidate();
   void note_split() { ++stats_.splits; }
+  // DRAM bytes holding staged kernel copies.
+  uint64_t staged_bytes() const { return staged_bytes_; }
+  // Called between runs (no stream refers to a staged copy any more): when the staged copies
+  // exceed `max_bytes`, forget every kernel and free their DRAM, so a device that runs many
+  // different programs does not grow its DRAM use without bound. Returns whether it trimmed.
+  bool trim(uint64_t max_bytes = kDefaultMaxStagedBytes);
+  static constexpr uint64_t kDefaultMaxStagedBytes = uint64_t(16) << 20;
 
   const UopCacheStats& stats() const { return stats_; }
   void reset_stats();
@@ -75,6 +83,7 @@ class UopKernelCache {
   std::vector<DramBuffer> chunks_;
   size_t open_chunk_ = SIZE_MAX;
   uint64_t chunk_used_ = 0;
+  uint64_t staged_bytes_ = 0;
   UopCacheStats stats_;
 };
 

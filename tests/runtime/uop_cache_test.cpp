@@ -218,4 +218,25 @@ TEST(UopKernelCache, DiscardedStreamInvalidatesResidency) {
 }
 
 }  // namespace
+TEST(UopKernelCache, StagedKernelsDoNotGrowDramWithoutBound) {
+  // Many programs with distinct kernels on one device: the staged copies are dropped between
+  // runs once they pass the bound, so DRAM use stays flat.
+  hw::HwConfig c;
+  Device dev(c, uint64_t(64) << 20);
+  auto& driver = static_cast<SimDriver&>(dev.driver());
+  uint64_t peak = 0;
+  for (uint32_t p = 0; p < 700; ++p) {
+    CommandBuilderOptions o;
+    o.run_options.timing_only = true;
+    CommandBuilder cb(dev, o);
+    UopKernelBuilder kb(UopKind::kGemm);
+    for (uint32_t i = 0; i < 8000; ++i) kb.push((i + p) % 2048, i % 2048, (i * 7 + p) % 1024);
+    cb.gemm(kb.build());
+    cb.synchronize();
+    peak = std::max(peak, driver.allocator().bytes_in_use());
+  }
+  EXPECT_GE(dev.uop_cache().stats().trims, 1u);
+  EXPECT_LE(peak, UopKernelCache::kDefaultMaxStagedBytes + (uint64_t(1) << 20));
+}
+
 }  // namespace tauvta::runtime

@@ -1,0 +1,51 @@
+#include "cli/network_args.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "backend/artifact.h"
+#include "backend/compile_network.h"
+#include "cli/cli_io.h"
+#include "common/error.h"
+
+namespace tauvta::cli {
+
+void add_network_args(CLI::App* cmd, NetworkArgs& a) {
+  cmd->add_option("--tuning-log", a.tuning_log,
+                  "AutoTVM/TopHub JSON-lines records: the best record per matching workload sets its schedule");
+  cmd->add_option("--batch", a.batch, "Batch size the program is compiled for (default 1)")->check(CLI::Range(1, 4096));
+}
+
+std::string default_model_path() {
+  const std::filesystem::path here = "models/vgg7_fmnist.onnx";
+  if (std::filesystem::exists(here)) return here.string();
+  return std::string(TAUVTA_SOURCE_DIR) + "/models/vgg7_fmnist.onnx";
+}
+
+BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n) {
+  BuiltNetwork b;
+  if (backend::is_network_artifact(m.model)) {
+    b.net = backend::load_network(m.model);
+    b.from_artifact = true;
+    if (!m.config.empty() && !(load_config(m.config) == b.net.config)) {
+      throw Error(fmt::format("{} was compiled for config {}; --config asks for {}: compile it again", m.model,
+                              b.net.config.name(), load_config(m.config).name()));
+    }
+    b.report["model"] = m.model;
+    b.report["artifact"] = true;
+    b.report["config"] = b.net.config.to_json();
+    b.report["config_name"] = b.net.config.name();
+    return b;
+  }
+  model::LoadOptions o = load_options(m, true);
+  b.model = load_for_cli(m, o);
+  b.report = model_report(m, o, *b.model);
+  backend::CompileOptions co = tuning_options(n.tuning_log, o.config, b.report);  // cli/tuning_options.cpp
+  co.batch = n.batch;
+  b.net = backend::compile_network(b.model->quant.graph, o.config, co);
+  return b;
+}
+
+}  // namespace tauvta::cli

@@ -1,0 +1,43 @@
+// What `tauvta run` (on the accelerator) and `tauvta compile` share: the compiled network from an
+// ONNX model (quantized, then compiled with tuning-log schedules where records match) or from a
+// .tauvta artifact, the tuning log, the batch size.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "backend/compile_network.h"
+#include "backend/network.h"
+#include "cli/model_args.h"
+#include "model/pipeline.h"
+
+namespace tauvta::cli {
+
+struct NetworkArgs {
+  std::string tuning_log;
+  int64_t batch = 1;
+};
+
+void add_network_args(CLI::App* cmd, NetworkArgs& a);
+
+struct BuiltNetwork {
+  backend::CompiledNetwork net;
+  std::optional<model::LoadedModel> model;  // when built from ONNX (the float graph for comparisons)
+  nlohmann::json report;                    // model, config, passes, quantization, tuning log use
+  bool from_artifact = false;
+};
+
+// The committed trained VGG-7 (the main job's default model).
+std::string default_model_path();
+
+BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n);
+
+// Schedules from a tuning log's best record per workload, for the records made for config `c`;
+// notes what was used in `report["tuning_log"]`. Empty path: no schedules.
+backend::CompileOptions tuning_options(const std::string& path, const hw::HwConfig& c, nlohmann::json& report);
+
+}  // namespace tauvta::cli

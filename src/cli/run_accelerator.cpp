@@ -1,0 +1,144 @@
+#include "cli/run_accelerator.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/network_accuracy.h"
+#include "backend/network_report.h"
+#include "backend/network_runner.h"
+#include "cli/cli_io.h"
+#include "cli/progress.h"
+#include "common/error.h"
+#include "cpu/int_executor.h"
+#include "io/tensor_files.h"
+#include "model/compare.h"
+
+namespace tauvta::cli {
+
+namespace {
+
+const char* kFashionMnist = "/usr/share/datasets/fashion-mnist";
+
+std::string file_name_for(const std::string& value) {
+  std::string s = value;
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') ch = '_';
+  }
+  return s + ".npy";
+}
+
+void progress_bar(int64_t done, int64_t total) {
+  constexpr int kWidth = 40;
+  static int64_t updates = 0;
+  const int filled = total > 0 ? int(kWidth * done / total) : kWidth;
+  show_progress(fmt::format("[{}{}] {}/{} images on the accelerator", std::string(size_t(filled), '#'),
+                            std::string(size_t(kWidth - filled), '.'), done, total),
+                ++updates, done == total);
+}
+
+}  // namespace
+
+void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
+  const bool demo = a.model.model.empty();
+  if (demo) {
+    // The main job: the committed trained VGG-7 on Fashion-MNIST test images.
+    a.model.model = default_model_path();
+    if (a.model.calibrate.empty()) a.model.calibrate = std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz";
+    if (a.images.empty() && a.inputs.empty()) {
+      a.images = std::string(kFashionMnist) + "/t10k-images-idx3-ubyte.gz";
+      a.labels = std::string(kFashionMnist) + "/t10k-labels-idx1-ubyte.gz";
+      if (a.limit < 0) a.limit = 1000;
+      if (a.network.batch == 1) a.network.batch = 50;
+    }
+    std::cout << fmt::format("tauvta run: {} on Fashion-MNIST test images ({} of them), calibrated on the "
+                             "training images\n",
+                             a.model.model, a.limit < 0 ? std::string("all") : std::to_string(a.limit));
+  }
+  if (a.images.empty() != a.labels.empty()) throw Error("run: --images and --labels go together");
+  if (a.timing_only && (a.compare || !a.images.empty() || !a.output_dir.empty())) {
+    throw Error("run: --timing-only computes no values: drop --compare-float, --images and --output-dir");
+  }
+  check_can_write(a.report, a.model.force);
+  check_can_write(a.csv, a.model.force);
+  const BuiltNetwork b = build_network(a.model, a.network);
+  const backend::CompiledNetwork& net = b.net;
+  nlohmann::json report = b.report;
+  backend::NetworkRun run;
+
+  if (a.timing_only) {
+    run = backend::time_network(net);
+  } else if (!a.images.empty()) {
+    const graph::Tensor images = io::read_idx(a.images), labels = io::read_idx(a.labels);
+    backend::NetworkAccuracyOptions o;
+    o.limit = a.limit;
+    o.check_hazards = a.check_hazards;
+    if (b.model) o.float_graph = &b.model->float_graph;
+    if (!a.quiet) o.progress = progress_bar;
+    const backend::NetworkAccuracy acc = backend::evaluate_network_accuracy(net, images, labels, o);
+    run = acc.last_batch;
+    std::cout << fmt::format("\n{:<34}{:>8}\n", "top-1 accuracy", fmt::format("{} images", acc.images));
+    if (b.model) std::cout << fmt::format("  {:<32}{:>8.4f}\n", "float reference", acc.float_accuracy);
+    std::cout << fmt::format("  {:<32}{:>8.4f}\n", "integer reference", acc.int_accuracy);
+    std::cout << fmt::format("  {:<32}{:>8.4f}\n", "accelerator (" + net.config.name() + ")", acc.accuracy);
+    std::cout << fmt::format("accelerator outputs identical to the integer reference: {} ({} of {} images differ)\n",
+                             acc.mismatched_images == 0 ? "yes" : "NO", acc.mismatched_images, acc.images);
+    std::cout << fmt::format("per-layer figures below are for one batch of {}; {} images took {:.1f} s\n\n",
+                             net.graph.info(net.graph.inputs[0])->shape[0], acc.images, acc.seconds);
+    report["accuracy"] = {{"images", acc.images}, {"accelerator", acc.accuracy}, {"integer_reference", acc.int_accuracy},
+                          {"float_reference", b.model ? nlohmann::json(acc.float_accuracy) : nlohmann::json(nullptr)},
+                          {"mismatched_images", acc.mismatched_images}, {"seconds", acc.seconds}};
+    if (acc.mismatched_images != 0) {
+      throw Error(fmt::format("{} images' accelerator outputs differ from the integer reference", acc.mismatched_images));
+    }
+  } else {
+    const cpu::TensorMap inputs = read_inputs(a.inputs, net.graph);
+    backend::NetworkRunner runner(net);
+    backend::NetworkRunOptions o;
+    o.check_hazards = a.check_hazards;
+    run = runner.run(inputs, o);
+    if (!a.output_dir.empty()) {
+      std::filesystem::create_directories(a.output_dir);
+      for (const auto& [name, t] : run.outputs) check_can_write(std::filesystem::path(a.output_dir) / file_name_for(name), a.model.force);
+      for (const auto& [name, t] : run.outputs) io::write_npy(std::filesystem::path(a.output_dir) / file_name_for(name), t, a.model.force);
+    }
+    for (const auto& [name, t] : run.outputs) {
+      std::cout << fmt::format("output {}: {}{}\n", name, graph::dtype_name(t.dtype()), graph::shape_string(t.shape()));
+    }
+    if (a.compare) {
+      if (!b.model) throw Error("run: --compare-float needs the ONNX model (a .tauvta holds no float graph)");
+      const cpu::TensorMap want = cpu::run_int(net.graph, inputs);
+      const cpu::TensorMap fl = cpu::run_float(b.model->float_graph, inputs);
+      for (const auto& [name, t] : run.outputs) {
+        const bool same = want.count(name) && want.at(name) == t;
+        const std::vector<float> x = t.to_float(), y = fl.at(name).to_float();
+        double dot = 0, nx = 0, ny = 0, maxerr = 0;
+        for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+          dot += double(x[i]) * y[i];
+          nx += double(x[i]) * x[i];
+          ny += double(y[i]) * y[i];
+          maxerr = std::max(maxerr, std::abs(double(x[i]) - y[i]));
+        }
+        const double cosine = nx > 0 && ny > 0 ? dot / std::sqrt(nx * ny) : 0;
+        std::cout << fmt::format("compare {}: identical to the integer reference: {}; vs float: cosine {:.6f}, max abs error {:.4g}\n",
+                                 name, same ? "yes" : "NO", cosine, maxerr);
+        report["compare_float"][name] = {{"identical_to_integer_reference", same}, {"cosine", cosine}, {"max_abs_error", maxerr}};
+      }
+    }
+  }
+  if (!run.total.hazards.empty()) {
+    for (const sim::Hazard& h : run.total.hazards) std::cerr << "hazard: " << h.message() << "\n";
+  }
+  std::cout << backend::network_report_table(net, run);
+  nlohmann::json j = backend::network_report_json(net, run);
+  for (auto& [k, v] : report.items()) {
+    if (k != "config") j[k] = v;
+  }
+  if (!a.report.empty()) write_text(a.report, j.dump(2) + "\n", a.model.force);
+  if (!a.csv.empty()) write_text(a.csv, backend::network_report_csv(net, run), a.model.force);
+  if (!run.total.hazards.empty()) throw Error(fmt::format("{} hazard(s) found", run.total.hazards.size()));
+}
+
+}  // namespace tauvta::cli

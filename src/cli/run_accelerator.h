@@ -1,0 +1,30 @@
+// `tauvta run` on the accelerator (its default mode): compile (or load a .tauvta), run on the
+// simulated board with CPU fallbacks interleaved, print the per-layer table and totals, write
+// --report JSON and --csv. With --images/--labels (and always for the built-in default model),
+// top-1 accuracy of float, integer reference and accelerator, with a progress bar.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/model_args.h"
+#include "cli/network_args.h"
+#include "cpu/float_executor.h"
+
+namespace tauvta::cli {
+
+struct AcceleratorRunArgs {
+  ModelArgs model;
+  NetworkArgs network;
+  std::vector<std::string> inputs;
+  std::string output_dir, report, csv, images, labels;
+  int64_t limit = -1;
+  bool timing_only = false, check_hazards = false, compare = false, quiet = false;
+};
+
+using InputReader = std::function<cpu::TensorMap(const std::vector<std::string>&, const graph::Graph&)>;
+
+void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs);
+
+}  // namespace tauvta::cli
