@@ -207,6 +207,11 @@ std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& 
                 s.tile_co = {g.cob / tco, tco};
                 s.oc_nthread = on;
                 s.h_nthread = hn;
+                if (w.kind == OpKind::kDense) {
+                  // TVM's dense template has no row, column or h-thread knobs.
+                  if (th != 1 || tw != 1 || hn != 1) continue;
+                  s.tile_h = s.tile_w = Split{};
+                }
                 if (schedule_problem(c, w, g, s, shift_pieces, nullptr).empty()) out.push_back(s);
               }
   return out;
