@@ -27,14 +27,7 @@ void run_compile(const CompileArgs& a) {
   if (backend::is_network_artifact(a.model.model)) throw Error(fmt::format("{} is already compiled", a.model.model));
   const BuiltNetwork b = build_network(a.model, a.network);
   const backend::CompiledNetwork& net = b.net;
-  std::string s = fmt::format("{:<28} {:<17} {:<4} {}\n", "layer", "op", "on", "schedule (source) / reason");
-  for (const backend::NetworkLayer& l : net.layers) {
-    const std::string name = l.name.size() > 28 ? l.name.substr(0, 25) + "..." : l.name;
-    const std::string detail = l.schedule && l.workload
-                                   ? fmt::format("{} ({})", l.schedule->to_string(l.workload->kind), l.schedule_source)
-                                   : l.reason;
-    s += fmt::format("{:<28} {:<17} {:<4} {}\n", name, l.op, backend::placement_name(l.placement), detail);
-  }
+  std::string s = placement_table(net);
   s += fmt::format("\n{} layers ({} on the accelerator), {} instructions in {} streams, {:.1f} MB of DRAM image; "
                    "compiled for {} in {:.3f} s\n",
                    net.layers.size(), net.vta_layers(), net.program.num_insns(), net.program.streams.size(),

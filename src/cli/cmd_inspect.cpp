@@ -18,6 +18,9 @@
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "graph/shape_inference.h"
+#include "cli/network_args.h"
+
+#include <optional>
 
 namespace tauvta::cli {
 namespace {
@@ -29,6 +32,9 @@ struct InspectArgs {
   bool fold = false;
   bool ir = false;
   bool force = false;
+  // --placement: quantize and compile for a config, show where each layer runs and why.
+  bool placement = false;
+  std::string config, calibrate;
 };
 
 std::string value_text(const graph::Graph& g, const std::string& name) {
@@ -112,6 +118,17 @@ void run_inspect(const InspectArgs& a) {
   out += fmt::format("\ntotal   {} nodes, {} MACs ({}), {} parameters ({})\n", g.nodes.size(), human(stats.total_macs),
                      stats.total_macs, human(stats.total_params), stats.total_params);
   if (a.ir) out += "\n" + graph::print_graph(g);
+  std::optional<BuiltNetwork> built;
+  if (a.placement) {
+    ModelArgs m;
+    m.model = a.model;
+    m.config = a.config;
+    m.calibrate = a.calibrate;
+    NetworkArgs n;
+    n.batch = a.batch;
+    built = build_network(m, n);
+    out += fmt::format("\nplacement on {}\n{}", built->net.config.name(), placement_table(built->net));
+  }
   std::cout << out;
 
   if (!a.json.empty()) {
@@ -137,6 +154,10 @@ void run_inspect(const InspectArgs& a) {
     j["op_counts"] = stats.op_counts;
     j["total_macs"] = stats.total_macs;
     j["total_params"] = stats.total_params;
+    if (built) {
+      j["placement"] = placement_json(built->net);
+      j["config"] = built->net.config.to_json();
+    }
     write_text(a.json, j.dump(2) + "\n", a.force);
   }
 }
@@ -151,6 +172,10 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_option("--batch", args->batch, "Batch size for inputs whose first dimension is symbolic (default 1)");
   cmd->add_flag("--fold", args->fold, "Run constant folding, batch-norm folding and dead-node removal first");
   cmd->add_flag("--ir", args->ir, "Also print the graph in the IR's text form");
+  cmd->add_flag("--placement", args->placement,
+                "Quantize and compile for --config: show where every layer runs (accelerator or CPU) and why");
+  cmd->add_option("--config", args->config, "Hardware config for --placement (default: built-in pynq)");
+  cmd->add_option("--calibrate", args->calibrate, "Calibration data for --placement (default: synthetic)");
   cmd->add_flag("--force", args->force, "Overwrite an existing --json file");
   cmd->callback([args] { run_inspect(*args); });
 }

@@ -24,6 +24,33 @@ std::string default_model_path() {
   return std::string(TAUVTA_SOURCE_DIR) + "/models/vgg7_fmnist.onnx";
 }
 
+std::string placement_table(const backend::CompiledNetwork& net) {
+  std::string s = fmt::format("{:<28} {:<17} {:<4} {}\n", "layer", "op", "on", "schedule (source) / reason");
+  for (const backend::NetworkLayer& l : net.layers) {
+    const std::string name = l.name.size() > 28 ? l.name.substr(0, 25) + "..." : l.name;
+    const std::string detail = l.schedule && l.workload
+                                   ? fmt::format("{} ({})", l.schedule->to_string(l.workload->kind), l.schedule_source)
+                                   : l.reason;
+    s += fmt::format("{:<28} {:<17} {:<4} {}\n", name, l.op, backend::placement_name(l.placement), detail);
+  }
+  return s;
+}
+
+nlohmann::json placement_json(const backend::CompiledNetwork& net) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const backend::NetworkLayer& l : net.layers) {
+    nlohmann::json row = {{"name", l.name}, {"op", l.op}, {"placement", backend::placement_name(l.placement)},
+                          {"reason", l.reason}, {"nodes", l.nodes}};
+    if (l.schedule && l.workload) {
+      row["schedule"] = l.schedule->to_string(l.workload->kind);
+      row["schedule_source"] = l.schedule_source;
+      row["workload"] = l.workload->to_string();
+    }
+    j.push_back(row);
+  }
+  return j;
+}
+
 BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n) {
   BuiltNetwork b;
   if (backend::is_network_artifact(m.model)) {

@@ -36,6 +36,10 @@ std::string default_model_path();
 
 BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n);
 
+// Where every layer of a compiled network runs and why, with its schedule and the schedule's source.
+std::string placement_table(const backend::CompiledNetwork& net);
+nlohmann::json placement_json(const backend::CompiledNetwork& net);
+
 // Schedules from a tuning log's best record per workload, for the records made for config `c`;
 // notes what was used in `report["tuning_log"]`. Empty path: no schedules.
 backend::CompileOptions tuning_options(const std::string& path, const hw::HwConfig& c, nlohmann::json& report);
