@@ -228,14 +228,21 @@ class NetworkCompiler {
       if (op == "QConv") input = maybe_fold_columns(n, cl);
       const int64_t pieces = lower::shift_vector_pieces(c_, cl.spec.channel_shifts());
       lower::Schedule s;
+      l.schedule_source = "default heuristic";
+      bool chosen = false;
       if (auto it = options_.schedules.find(cl.spec.w); it != options_.schedules.end()) {
-        s = it->second.schedule;
-        l.schedule_source = it->second.source;
-        (void)lower::resolve_schedule(c_, cl.spec.w, s, pieces);  // names the illegal knob
-      } else {
-        s = lower::default_schedule(c_, cl.spec.w, pieces);
-        l.schedule_source = "default heuristic";
+        try {
+          (void)lower::resolve_schedule(c_, cl.spec.w, it->second.schedule, pieces);
+          s = it->second.schedule;
+          l.schedule_source = it->second.source;
+          chosen = true;
+        } catch (const Error& e) {
+          // A tuned schedule can be illegal for this layer when its per-channel shift vectors
+          // need ACC space the tuning run did not reserve: say so and use the heuristic.
+          l.schedule_source = fmt::format("default heuristic ({} is illegal here: {})", it->second.source, e.what());
+        }
       }
+      if (!chosen) s = lower::default_schedule(c_, cl.spec.w, pieces);
       const runtime::DramBuffer& in = dram(input, c_.block_in());
       const runtime::DramBuffer& out = dram(n.outputs[0], c_.block_out());
       lowering_started_ = true;

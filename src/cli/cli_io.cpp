@@ -105,7 +105,12 @@ std::vector<uint8_t> uop_bytes(std::span<const uint32_t> uops) {
 }
 
 hw::HwConfig load_config(const std::string& path) {
-  return path.empty() ? hw::HwConfig{} : hw::HwConfig::load(path);
+  if (path.empty()) return hw::HwConfig{};
+  // A VTA configuration name ("1x16_i8w8a32_15_15_18_17") when no such file exists.
+  if (!std::filesystem::exists(path) && path.find('/') == std::string::npos && path.find(".json") == std::string::npos) {
+    return hw::HwConfig::from_name(path);
+  }
+  return hw::HwConfig::load(path);
 }
 
 }  // namespace tauvta::cli

@@ -34,7 +34,8 @@ std::vector<uint8_t> program_bytes(std::span<const hw::RawInsn> program);
 std::vector<uint32_t> read_uops(const std::filesystem::path& path);
 std::vector<uint8_t> uop_bytes(std::span<const uint32_t> uops);
 
-// `path` empty: HwConfig{} (the Pynq default); otherwise HwConfig::load(path).
+// `path` empty: HwConfig{} (the Pynq default); a VTA config name such as 1x16_i8w8a32_15_15_18_17
+// (when no such file exists): HwConfig::from_name; otherwise HwConfig::load(path).
 hw::HwConfig load_config(const std::string& path);
 
 }  // namespace tauvta::cli

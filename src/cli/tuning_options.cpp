@@ -1,12 +1,45 @@
-// Placeholder until lower/tuning_record lands: --tuning-log is refused with a clear message.
+// The --tuning-log option: AutoTVM/TopHub records -> per-workload schedules for the compiler. Only
+// records tuned for this config (by VTA config name) and measured without error count; per
+// workload the one with the lowest measured time wins, as AutoTVM's ApplyHistoryBest does.
+#include <map>
+
+#include <fmt/format.h>
+
 #include "cli/network_args.h"
 #include "common/error.h"
+#include "lower/conv_plan.h"
+#include "lower/tuning_record.h"
 
 namespace tauvta::cli {
 
-backend::CompileOptions tuning_options(const std::string& path, const hw::HwConfig&, nlohmann::json&) {
-  if (!path.empty()) throw Error("--tuning-log: reading tuning records is not built in yet");
-  return {};
+backend::CompileOptions tuning_options(const std::string& path, const hw::HwConfig& c, nlohmann::json& report) {
+  backend::CompileOptions o;
+  if (path.empty()) return o;
+  const lower::TuningLog log = lower::read_tuning_log(path);
+  size_t matching = 0;
+  std::map<lower::ConvWorkload, std::pair<double, const lower::TuningRecord*>> best;
+  for (const lower::TuningRecord& r : log.records) {
+    if (lower::record_config_name(r) != c.name() || r.error_no != 0) continue;
+    ++matching;
+    const double cost = lower::record_seconds(r);
+    auto it = best.find(r.workload);
+    if (it == best.end() || cost < it->second.first) best[r.workload] = {cost, &r};
+  }
+  for (const auto& [w, rec] : best) {
+    lower::Schedule s = rec.second->schedule;
+    try {
+      s = lower::with_derived_outers(c, w, s, nullptr);
+    } catch (const Error&) {
+      // The workload cannot run on this config at all; no layer will ask for it.
+    }
+    o.schedules[w] = backend::ScheduleChoice{s, fmt::format("{} line {}", path, rec.second->line)};
+  }
+  report["tuning_log"] = {{"path", path},
+                          {"records", log.records.size()},
+                          {"other_records", log.other_records},
+                          {"for_this_config", matching},
+                          {"workloads", best.size()}};
+  return o;
 }
 
 }  // namespace tauvta::cli

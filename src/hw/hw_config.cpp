@@ -229,6 +229,74 @@ double HwConfig::dram_bytes_per_cycle() const {
   return std::min<double>(bus_bytes(), dram);
 }
 
+namespace {
+
+int log2_exact(const std::string& name, const std::string& part, int64_t v) {
+  if (v < 1 || (v & (v - 1)) != 0) {
+    throw Error(fmt::format("config name '{}': {} {} is not a power of two", name, part, v));
+  }
+  int k = 0;
+  while ((int64_t(1) << k) < v) ++k;
+  return k;
+}
+
+int64_t name_number(const std::string& name, const std::string& part, const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
+    throw Error(fmt::format("config name '{}': {} '{}' is not a number", name, part, text));
+  }
+  return std::stoll(text);
+}
+
+}  // namespace
+
+HwConfig HwConfig::from_name(const std::string& name) {
+  std::vector<std::string> parts;
+  size_t at = 0;
+  while (true) {
+    const size_t u = name.find('_', at);
+    parts.push_back(name.substr(at, u == std::string::npos ? std::string::npos : u - at));
+    if (u == std::string::npos) break;
+    at = u + 1;
+  }
+  HwConfig c;
+  if (parts.size() == 7) {  // a target prefix
+    c.target = parts[0];
+    parts.erase(parts.begin());
+  }
+  if (parts.size() != 6) {
+    throw Error(fmt::format("config name '{}': expected BATCHxBLOCK_iIwWaA_UOP_INP_WGT_ACC, e.g. "
+                            "1x16_i8w8a32_15_15_18_17",
+                            name));
+  }
+  std::vector<std::string> dims;
+  for (size_t a = 0;;) {
+    const size_t x = parts[0].find('x', a);
+    dims.push_back(parts[0].substr(a, x == std::string::npos ? std::string::npos : x - a));
+    if (x == std::string::npos) break;
+    a = x + 1;
+  }
+  if (dims.size() != 2 && dims.size() != 3) {
+    throw Error(fmt::format("config name '{}': shape '{}' is not BATCHxBLOCK or BATCHxBLOCK_INxBLOCK_OUT", name, parts[0]));
+  }
+  c.log_batch = log2_exact(name, "batch", name_number(name, "batch", dims[0]));
+  c.log_block_in = log2_exact(name, "block", name_number(name, "block", dims[1]));
+  c.log_block_out = dims.size() == 3 ? log2_exact(name, "block_out", name_number(name, "block_out", dims[2])) : c.log_block_in;
+  const std::string& w = parts[1];
+  const size_t iw = w.find('w'), ia = w.find('a');
+  if (w.empty() || w[0] != 'i' || iw == std::string::npos || ia == std::string::npos || ia < iw) {
+    throw Error(fmt::format("config name '{}': widths '{}' are not iIwWaA, e.g. i8w8a32", name, w));
+  }
+  c.log_inp_width = log2_exact(name, "input width", name_number(name, "input width", w.substr(1, iw - 1)));
+  c.log_wgt_width = log2_exact(name, "weight width", name_number(name, "weight width", w.substr(iw + 1, ia - iw - 1)));
+  c.log_acc_width = log2_exact(name, "accumulator width", name_number(name, "accumulator width", w.substr(ia + 1)));
+  c.log_uop_buff_size = int(name_number(name, "LOG_UOP_BUFF_SIZE", parts[2]));
+  c.log_inp_buff_size = int(name_number(name, "LOG_INP_BUFF_SIZE", parts[3]));
+  c.log_wgt_buff_size = int(name_number(name, "LOG_WGT_BUFF_SIZE", parts[4]));
+  c.log_acc_buff_size = int(name_number(name, "LOG_ACC_BUFF_SIZE", parts[5]));
+  c.validate("config name '" + name + "'");
+  return c;
+}
+
 std::string HwConfig::name() const {
   const std::string shape = log_block_in == log_block_out
                                 ? fmt::format("{}x{}", batch(), block_in())

@@ -48,6 +48,10 @@ struct HwConfig {
   // the input in error messages. Throws tauvta::Error naming the key, value and allowed range.
   static HwConfig from_json(const nlohmann::json& j, const std::string& source = "config");
   static HwConfig load(const std::filesystem::path& path);
+  // From VTA's configuration name, e.g. "1x16_i8w8a32_15_15_18_17", "1x16x32_..." (BLOCK_IN x
+  // BLOCK_OUT) or with a target prefix "pynq_1x16_...": every vta_config.json key comes from the
+  // name, timing from the built-in Pynq defaults. Throws naming the malformed part.
+  static HwConfig from_name(const std::string& name);
   nlohmann::json to_json() const;  // fully resolved; from_json(to_json()) == *this
   void validate(const std::string& source = "config") const;
 

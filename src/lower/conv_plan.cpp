@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -106,6 +107,31 @@ int64_t shift_vector_pieces(const hw::HwConfig& c, const std::vector<int64_t>& s
     pieces = std::max(pieces, need);
   }
   return pieces;
+}
+
+Schedule with_derived_outers(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
+                             std::vector<std::string>* notes) {
+  const ConvGeometry g = conv_geometry(c, w);
+  Schedule r = s;
+  const std::tuple<const char*, Split*, int64_t, const char*> axes[] = {
+      {"tile_b", &r.tile_b, g.nb, "batch blocks"},
+      {"tile_h", &r.tile_h, g.oh, "output rows"},
+      {"tile_w", &r.tile_w, g.ow, "output columns"},
+      {"tile_ci", &r.tile_ci, g.cib, "input-channel blocks"},
+      {"tile_co", &r.tile_co, g.cob, "output-channel blocks"},
+  };
+  for (const auto& [knob, split, extent, unit] : axes) {
+    if (split->outer == -1 || split->inner < 1 || split->inner > extent) continue;
+    const int64_t count = ceil_div(extent, split->inner);
+    if (split->outer == count) continue;
+    if (notes) {
+      notes->push_back(fmt::format("{}: [{}, {}] runs as {} tile(s) of {} over the {} {} (the outer "
+                                   "factor is ignored, as AutoTVM does)",
+                                   knob, split->outer, split->inner, count, split->inner, extent, unit));
+    }
+    split->outer = -1;
+  }
+  return r;
 }
 
 std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const ConvGeometry& g,

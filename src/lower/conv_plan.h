@@ -47,6 +47,13 @@ struct ConvTiling {
 // uses immediates).
 int64_t shift_vector_pieces(const hw::HwConfig& c, const std::vector<int64_t>& shifts);
 
+// AutoTVM applies a split by its inner factor alone: the outer factor a record carries is not
+// used, and TopHub has records whose outer does not match their workload. This sets such outers
+// to -1 (derived) and says what it did in `notes`; schedule_problem stays strict for schedules
+// users write.
+Schedule with_derived_outers(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
+                             std::vector<std::string>* notes);
+
 // Resolves `s`; returns an empty string when legal, else the reason naming the knob.
 std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const ConvGeometry& g,
                              const Schedule& s, int64_t shift_pieces, ConvTiling* out);

@@ -1,0 +1,134 @@
+#include "cli/op_log.h"
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/op_runner.h"
+#include "cli/cli_io.h"
+#include "cli/progress.h"
+#include "common/error.h"
+#include "lower/conv_plan.h"
+#include "lower/tuning_record.h"
+
+namespace tauvta::cli {
+namespace {
+
+struct Row {
+  const lower::TuningRecord* record = nullptr;
+  std::string config_name;
+  lower::Schedule schedule;
+  std::vector<std::string> notes;
+  backend::OpRun run;
+  std::string error;  // non-empty: the record could not run
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+}  // namespace
+
+void run_op_log(const OpLogArgs& a) {
+  check_can_write(a.report, a.force);
+  check_can_write(a.csv, a.force);
+  const lower::TuningLog log = lower::read_tuning_log(a.log);
+  if (log.records.empty()) throw Error(fmt::format("{}: no VTA records", a.log));
+  std::map<std::string, hw::HwConfig> configs;  // the record's -model= name -> config
+  const std::optional<hw::HwConfig> fixed = a.config.empty() ? std::nullopt : std::optional(load_config(a.config));
+  backend::OpRunOptions o;
+  o.timing_only = a.timing_only;
+  o.check_hazards = a.check_hazards;
+  o.seed = a.seed;
+  std::vector<Row> rows;
+  const auto started = std::chrono::steady_clock::now();
+  for (const lower::TuningRecord& r : log.records) {
+    Row row;
+    row.record = &r;
+    try {
+      if (!configs.count(r.model)) configs.emplace(r.model, fixed ? *fixed : hw::HwConfig::from_name(r.model));
+      const hw::HwConfig& c = configs.at(r.model);
+      row.config_name = c.name();
+      row.schedule = lower::with_derived_outers(c, r.workload, r.schedule, &row.notes);
+      row.run = backend::run_op(c, r.workload, row.schedule, o);
+      if (!a.timing_only && !row.run.verified) row.error = "MISMATCH: " + row.run.mismatch;
+      if (!row.run.report.hazards.empty()) row.error = fmt::format("{} hazard(s): {}", row.run.report.hazards.size(), row.run.report.hazards[0].message());
+    } catch (const Error& e) {
+      row.error = e.what();
+    }
+    rows.push_back(std::move(row));
+    show_progress(fmt::format("records {}/{}", rows.size(), log.records.size()), int64_t(rows.size()),
+                  rows.size() == log.records.size(), 20);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  std::string out = fmt::format("{}: {} VTA records ({} of other targets skipped){}\n\n", a.log,
+                                log.records.size(), log.other_records, a.timing_only ? "  [timing only]" : "");
+  out += fmt::format("{:>5}  {:<17}{:<27}{:<60}{:>10}{:>10}{:>7}{:>6}{:>11}  {}\n", "line", "task", "config",
+                     "workload", "cycles", "model us", "GOPS", "util", "board us", "result");
+  int failed = 0;
+  nlohmann::json jrows = nlohmann::json::array();
+  std::string csv = "line,task,config,workload,schedule,cycles,seconds_at_clock,gops,gemm_utilization,board_seconds,result\n";
+  for (const Row& row : rows) {
+    const lower::TuningRecord& r = *row.record;
+    const double board = lower::record_seconds(r);
+    const std::string task = lower::op_kind_name(r.workload.kind);
+    const std::string result = !row.error.empty() ? row.error : a.timing_only ? "timed" : "verified";
+    if (!row.error.empty()) ++failed;
+    const bool ran = row.error.empty() || row.error.rfind("MISMATCH", 0) == 0;
+    const std::string board_us = std::isfinite(board) ? fmt::format("{:.1f}", board * 1e6) : "-";
+    if (ran) {
+      out += fmt::format("{:>5}  {:<17}{:<27}{:<60}{:>10}{:>10.1f}{:>7.2f}{:>5.0f}%{:>11}  {}\n", r.line, task,
+                         row.config_name, r.workload.to_string(), row.run.report.cycles,
+                         row.run.seconds_at_clock * 1e6, row.run.gops, 100 * row.run.report.gemm_utilization(),
+                         board_us, result);
+    } else {
+      out += fmt::format("{:>5}  {:<17}{:<27}{:<60}  error: {}\n", r.line, task, row.config_name,
+                         r.workload.to_string(), row.error);
+    }
+    nlohmann::json j = {{"line", r.line},
+                        {"task", lower::op_kind_task(r.workload.kind)},
+                        {"model", r.model},
+                        {"workload", r.workload.to_string()},
+                        {"schedule", row.schedule.to_string(r.workload.kind)},
+                        {"schedule_entity", row.schedule.to_entity(r.workload.kind)},
+                        {"notes", row.notes},
+                        {"result", result}};
+    if (ran) {
+      j["cycles"] = row.run.report.cycles;
+      j["seconds_at_clock"] = row.run.seconds_at_clock;
+      j["gops"] = row.run.gops;
+      j["gemm_utilization"] = row.run.report.gemm_utilization();
+      j["macs"] = row.run.macs;
+    }
+    if (std::isfinite(board)) j["board_seconds"] = board;
+    jrows.push_back(j);
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.line, lower::op_kind_task(r.workload.kind),
+                       row.config_name, csv_field(r.workload.to_string()),
+                       csv_field(row.schedule.to_string(r.workload.kind)), ran ? fmt::format("{}", row.run.report.cycles) : "",
+                       ran ? fmt::format("{}", row.run.seconds_at_clock) : "", ran ? fmt::format("{}", row.run.gops) : "",
+                       ran ? fmt::format("{}", row.run.report.gemm_utilization()) : "",
+                       std::isfinite(board) ? fmt::format("{}", board) : "", csv_field(result));
+  }
+  out += fmt::format("\n{} of {} records {} in {:.2f} s\n", rows.size() - size_t(failed), rows.size(),
+                     a.timing_only ? "timed" : "verified bit-exact", wall);
+  std::cout << out;
+  if (!a.report.empty()) {
+    nlohmann::json cfgs = nlohmann::json::object();
+    for (const auto& [name, c] : configs) cfgs[name] = c.to_json();
+    const nlohmann::json j = {{"log", a.log}, {"timing_only", a.timing_only}, {"configs", cfgs},
+                              {"records", jrows}, {"failed", failed}, {"wall_seconds", wall}};
+    write_text(a.report, j.dump(2) + "\n", a.force);
+  }
+  if (!a.csv.empty()) write_text(a.csv, csv, a.force);
+  if (failed) throw Error(fmt::format("{} of {} records failed (see the table)", failed, rows.size()));
+}
+
+}  // namespace tauvta::cli

@@ -1,0 +1,67 @@
+// Tuning records in AutoTVM's JSON-lines log format, as TVM's TopHub logs for VTA write them:
+//   {"input": [TARGET, TASK, ARGS, {}], "config": {"index": I, "entity": [[knob, kind, value]...]},
+//    "result": [[seconds...], error_no, all_cost, timestamp], ...}
+// for the tasks conv2d_packed.vta, dense_packed.vta, group_conv2d_packed.vta and
+// conv2d_transpose_packed.vta. TARGET names the hardware ("... -model=pynq_1x16_i8w8a32_15_15_18_17"),
+// ARGS the workload in VTA's blocked shapes (data [N/BATCH, C/BLOCK_IN, H, W, BATCH, BLOCK_IN]),
+// which this module turns into the unblocked ConvWorkload the compiler keys schedules by. The
+// measured seconds are kept as they are: they rank records of one workload, and they are an
+// independent check of the timing model, never an input to it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "hw/hw_config.h"
+#include "lower/schedule.h"
+#include "lower/workload.h"
+
+namespace tauvta::lower {
+
+struct TuningRecord {
+  std::string target;   // the whole target string
+  std::string model;    // its -model= value: the VTA config name, e.g. pynq_1x16_i8w8a32_15_15_18_17
+  ConvWorkload workload;  // workload.kind is the task
+  Schedule schedule;
+  int64_t config_index = -1;
+  std::vector<double> costs;  // measured seconds (empty for a failed measurement)
+  int64_t error_no = 0;       // 0: measured successfully
+  double timestamp = 0;
+  int64_t line = 0;           // 1-based line in its log (0 when not from a file)
+};
+
+// The record's hardware name without a target prefix ("1x16_i8w8a32_15_15_18_17"): what
+// HwConfig::name() returns for the config it was tuned on.
+std::string record_config_name(const TuningRecord& r);
+
+// Mean measured seconds; +infinity for a failed or empty measurement (never the best).
+double record_seconds(const TuningRecord& r);
+
+// Parses one record. Returns nullopt for a well-formed record of another target or task (TopHub
+// logs mix in arm_cpu records); throws tauvta::Error naming `source`:`line` and the field for a
+// malformed VTA record.
+std::optional<TuningRecord> parse_tuning_record(const nlohmann::json& j, const std::string& source,
+                                                int64_t line);
+
+struct TuningLog {
+  std::vector<TuningRecord> records;  // the VTA records, in file order
+  int64_t other_records = 0;          // records of other targets or tasks, skipped
+  int64_t comment_lines = 0;          // '#' lines
+};
+
+// Reads a log; throws naming the file and line of the first malformed line.
+TuningLog read_tuning_log(const std::filesystem::path& path);
+
+// Writes one record in the same format (the tuner's log; TVM reads it back): target
+// "ext_dev -device=vta -keys=cpu -model=<target>_<config name>", the task and its blocked args.
+// Throws when the workload does not block onto `c` (channels not multiples of the blocks).
+nlohmann::json tuning_record_json(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
+                                  const std::vector<double>& costs, int64_t error_no = 0,
+                                  double timestamp = 0, int64_t config_index = -1);
+
+}  // namespace tauvta::lower
