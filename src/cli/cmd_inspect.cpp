@@ -35,6 +35,7 @@ struct InspectArgs {
   // --placement: quantize and compile for a config, show where each layer runs and why.
   bool placement = false;
   std::string config, calibrate;
+  int64_t max_tensor_mib = graph::kDefaultTensorByteLimit >> 20;
 };
 
 std::string value_text(const graph::Graph& g, const std::string& name) {
@@ -79,6 +80,7 @@ nlohmann::json shape_json(const graph::Graph& g, const std::string& name) {
 void run_inspect(const InspectArgs& a) {
   check_can_write(a.json, a.force);
   if (a.batch < 1) throw Error(fmt::format("--batch {}: must be at least 1", a.batch));
+  apply_tensor_limit(a.max_tensor_mib);
   graph::Graph g = graph::import_onnx(a.model);
   const size_t imported_nodes = g.nodes.size();
   graph::ShapeInferenceOptions options;
@@ -124,6 +126,7 @@ void run_inspect(const InspectArgs& a) {
     m.model = a.model;
     m.config = a.config;
     m.calibrate = a.calibrate;
+    m.max_tensor_mib = a.max_tensor_mib;
     NetworkArgs n;
     n.batch = a.batch;
     built = build_network(m, n);
@@ -177,6 +180,7 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_option("--config", args->config, "Hardware config for --placement (default: built-in pynq)");
   cmd->add_option("--calibrate", args->calibrate, "Calibration data for --placement (default: synthetic)");
   cmd->add_flag("--force", args->force, "Overwrite an existing --json file");
+  cmd->add_option("--max-tensor-mib", args->max_tensor_mib, "Refuse models whose tensors would exceed this many MiB (default 4096)");
   cmd->callback([args] { run_inspect(*args); });
 }
 

@@ -61,7 +61,7 @@ cpu::TensorMap read_inputs(const std::vector<std::string>& specs, const graph::G
       throw Error(fmt::format("--input '{}': the model has no input '{}' (inputs: {})", spec, name,
                               fmt::join(g.inputs, ", ")));
     }
-    graph::Tensor t = io::read_npy(file);
+    graph::Tensor t = io::read_tensor_file(file);
     const graph::ValueInfo* vi = g.info(name);
     if (vi != nullptr) {
       if (t.dtype() != vi->dtype) t = t.cast(vi->dtype);
@@ -189,7 +189,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--timing-only", args->timing_only, "Accelerator: cycles from the timing model only, no data");
   cmd->add_flag("--check-hazards", args->check_hazards, "Accelerator: report SRAM accesses not ordered by tokens");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress bar");
-  cmd->add_option("--input", args->inputs, "NAME=FILE.npy (or FILE.npy for a one-input model); repeatable");
+  cmd->add_option("--input", args->inputs, "NAME=FILE (.npy or ONNX TensorProto .pb; FILE alone for a one-input model); repeatable");
   cmd->add_option("--output-dir", args->output_dir, "Write every output as DIR/<name>.npy");
   cmd->add_flag("--compare-float", args->compare,
                 "Also run the float reference; print per-output (and with --int per-layer) quantization error");

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_io.h"
+#include "common/error.h"
 #include "graph/quantize.h"
 
 namespace tauvta::cli {
@@ -28,9 +29,19 @@ void add_model_args(CLI::App* cmd, ModelArgs& a, bool model_required) {
   cmd->add_option("--calib-samples", a.calib_samples, "Calibration samples used at most (default 512)");
   cmd->add_option("--dump-passes", a.dump_passes, "Write the graph after each pass to DIR/NN-<pass>.txt");
   cmd->add_flag("--force", a.force, "Overwrite existing output files");
+  cmd->add_option("--max-tensor-mib", a.max_tensor_mib,
+                  "Refuse models whose tensors would exceed this many MiB (default 4096)");
+}
+
+void apply_tensor_limit(int64_t mib) {
+  if (mib < 1 || mib > (int64_t(1) << 40)) {
+    throw Error(fmt::format("--max-tensor-mib {}: expected 1 to 2^40", mib));
+  }
+  graph::set_tensor_byte_limit(mib << 20);
 }
 
 model::LoadOptions load_options(const ModelArgs& a, bool quantize) {
+  apply_tensor_limit(a.max_tensor_mib);
   model::LoadOptions o;
   o.quantize = quantize;
   o.config = load_config(a.config);

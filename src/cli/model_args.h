@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json_fwd.hpp>
 
+#include "graph/tensor.h"
 #include "model/pipeline.h"
 
 namespace tauvta::cli {
@@ -23,12 +24,17 @@ struct ModelArgs {
   int64_t calib_samples = 512;
   std::string dump_passes;
   bool force = false;
+  int64_t max_tensor_mib = graph::kDefaultTensorByteLimit >> 20;
 };
 
 // `model_required` false: the positional model may be omitted (the command supplies a default).
 void add_model_args(CLI::App* cmd, ModelArgs& a, bool model_required = true);
 
-// The pipeline options these arguments ask for (quantizing when `quantize`).
+// Sets the process-wide tensor size limit from --max-tensor-mib; throws on a non-positive value.
+void apply_tensor_limit(int64_t mib);
+
+// The pipeline options these arguments ask for (quantizing when `quantize`); applies the tensor
+// size limit.
 model::LoadOptions load_options(const ModelArgs& a, bool quantize);
 
 // Loads the model, printing progress and every warning ("warning: ...") to stderr.

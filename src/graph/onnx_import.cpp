@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>  // with ONNX_ML=1 (set by the onnx_proto target): the onnx-ml messages
+#include <onnx/version_converter/convert.h>
 
 #include "common/error.h"
 #include "graph/onnx_normalize.h"
@@ -97,23 +98,29 @@ int64_t default_domain_opset(const onnx::ModelProto& m, const std::string& sourc
   return opset;
 }
 
-// Opsets 9..17 are supported. An older model is accepted when none of its operators changed
-// between its opset and 9, so it means exactly what it would at opset 9.
-void check_opset(const onnx::GraphProto& gp, int64_t opset, const std::string& source) {
-  if (opset > kMaxOnnxOpset) {
-    throw Error(fmt::format("{}: opset {} is not supported (supported: {} to {})", source, opset, kMinOnnxOpset,
-                            kMaxOnnxOpset));
-  }
-  if (opset >= kMinOnnxOpset) return;
+// Opsets 9..17 are supported. An older model is read as it is when none of its operators changed
+// between its opset and 9 (it means exactly what it would at opset 9); otherwise the first
+// operator that did change is returned, and the model is upgraded first.
+std::string changed_since_opset(const onnx::GraphProto& gp, int64_t opset) {
   for (const auto& np : gp.node()) {
     const OnnxOpSpec* spec = find_onnx_op(np.op_type());
     if (spec == nullptr) continue;  // reported with the node
-    const int old_v = onnx_op_version(*spec, opset), v9 = onnx_op_version(*spec, kMinOnnxOpset);
-    if (old_v != v9) {
-      throw Error(fmt::format("{}: opset {} is not supported (supported: {} to {}): operator {} changed after "
-                              "opset {}; re-export the model with opset {} or newer",
-                              source, opset, kMinOnnxOpset, kMaxOnnxOpset, np.op_type(), opset, kMinOnnxOpset));
-    }
+    if (onnx_op_version(*spec, opset) != onnx_op_version(*spec, kMinOnnxOpset)) return np.op_type();
+  }
+  return "";
+}
+
+// ONNX's own version converter (the adapters libonnx ships) takes the model to opset 9.
+onnx::ModelProto upgraded(const onnx::ModelProto& model, int64_t opset, const std::string& changed,
+                          const std::string& source) {
+  try {
+    return onnx::version_conversion::ConvertVersion(model, int(kMinOnnxOpset));
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    if (const size_t nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+    throw Error(fmt::format("{}: opset {} (operator {} changed after it) could not be upgraded to opset {} by "
+                            "ONNX's version converter: {}; re-export the model with opset {} or newer",
+                            source, opset, changed, kMinOnnxOpset, why, kMinOnnxOpset));
   }
 }
 
@@ -197,11 +204,20 @@ Graph import_onnx_bytes(std::string_view bytes, const std::string& source) {
 }
 
 Graph import_onnx_model(const onnx::ModelProto& model, const std::string& source) {
+  const int64_t opset = default_domain_opset(model, source);
+  if (opset > kMaxOnnxOpset) {
+    throw Error(fmt::format("{}: opset {} is not supported (supported: {} to {})", source, opset, kMinOnnxOpset,
+                            kMaxOnnxOpset));
+  }
+  if (opset < kMinOnnxOpset) {
+    if (const std::string changed = changed_since_opset(model.graph(), opset); !changed.empty()) {
+      return import_onnx_model(upgraded(model, opset, changed, source), source);
+    }
+  }
   const onnx::GraphProto& gp = model.graph();
   ImportContext ctx;
   ctx.source = source;
-  ctx.opset = default_domain_opset(model, source);
-  check_opset(gp, ctx.opset, source);
+  ctx.opset = opset;
 
   Graph g;
   ctx.graph = &g;

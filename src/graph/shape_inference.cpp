@@ -314,6 +314,13 @@ Graph infer_shapes(const Graph& input, const ShapeInferenceOptions& options) {
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const std::string& name = n.outputs[k];
       if (name.empty()) continue;
+      if (outs[k].known_shape) {
+        // Unknown dimensions (a dynamic batch) count as 1: what is over the limit then is over it
+        // for every binding.
+        Shape lower = outs[k].shape;
+        for (int64_t& d : lower) d = std::max<int64_t>(d, 1);
+        check_tensor_size(outs[k].dtype, lower, fmt::format("{}: output '{}',", n.describe(), name));
+      }
       ValueInfo& v = g.info_mut(name);
       check_consistent(n, name, v, outs[k]);
       const QuantParams quant = v.quant;

@@ -1,7 +1,9 @@
 #include "graph/tensor.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -40,10 +42,44 @@ std::string shape_string(const Shape& s) {
   return out + "]";
 }
 
+namespace {
+std::atomic<int64_t> g_tensor_byte_limit{kDefaultTensorByteLimit};
+}  // namespace
+
+int64_t tensor_bytes(DType t, const Shape& s) {
+  int64_t bytes = int64_t(dtype_size(t));
+  for (int64_t d : s) {
+    if (d < 0) throw Error(fmt::format("shape {} has an unknown dimension", shape_string(s)));
+    if (d == 0) return 0;
+    if (bytes > std::numeric_limits<int64_t>::max() / d) bytes = std::numeric_limits<int64_t>::max();
+    else bytes *= d;
+  }
+  return bytes;
+}
+
+int64_t tensor_byte_limit() { return g_tensor_byte_limit.load(std::memory_order_relaxed); }
+
+void set_tensor_byte_limit(int64_t bytes) {
+  if (bytes < 1) throw Error(fmt::format("tensor size limit {} bytes: must be positive", bytes));
+  g_tensor_byte_limit.store(bytes, std::memory_order_relaxed);
+}
+
+void check_tensor_size(DType t, const Shape& s, const std::string& what) {
+  const int64_t bytes = tensor_bytes(t, s);
+  if (bytes <= tensor_byte_limit()) return;
+  const std::string size = bytes == std::numeric_limits<int64_t>::max()
+                               ? std::string("more than 2^63 bytes")
+                               : fmt::format("{:.4g} GiB", double(bytes) / double(int64_t(1) << 30));
+  throw Error(fmt::format("{} {} {} would take {}, over the {:.4g} GiB tensor limit (--max-tensor-mib raises it)",
+                          what, dtype_name(t), shape_string(s), size,
+                          double(tensor_byte_limit()) / double(int64_t(1) << 30)));
+}
+
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
   for (int64_t d : shape_) {
     if (d < 0) throw Error(fmt::format("tensor shape {} has a negative dimension", shape_string(shape_)));
   }
+  check_tensor_size(dtype_, shape_, "a tensor of");
   bytes_.assign(size_t(num_elements(shape_)) * dtype_size(dtype_), 0);
 }
 

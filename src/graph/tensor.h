@@ -22,6 +22,19 @@ using Shape = std::vector<int64_t>;  // -1 marks an unknown dimension (shape inf
 int64_t num_elements(const Shape& s);  // product; throws tauvta::Error on unknown dimensions
 std::string shape_string(const Shape& s);  // "[1,3,224,224]"
 
+// Bytes a tensor of this dtype and (fully known) shape takes, saturating at INT64_MAX instead of
+// overflowing, so hostile shapes compare as huge rather than wrap.
+int64_t tensor_bytes(DType t, const Shape& s);
+
+// The largest tensor this process allocates or lets shape inference produce (bytes): a model whose
+// shapes ask for more is refused with an error naming the node, never allocated. Process-wide (a
+// resource guard, like a ulimit); the CLI's --max-tensor-mib sets it. Default 4 GiB.
+inline constexpr int64_t kDefaultTensorByteLimit = int64_t(4) << 30;
+int64_t tensor_byte_limit();
+void set_tensor_byte_limit(int64_t bytes);
+// Throws tauvta::Error when tensor_bytes(t, s) exceeds the limit; `what` starts the message.
+void check_tensor_size(DType t, const Shape& s, const std::string& what);
+
 // Power-of-two fixed point: real = q * 2^-frac_bits, q a `bits`-wide two's-complement integer.
 // Per-channel weights carry one frac_bits per slice along axis 0 (channel_frac_bits).
 struct QuantParams {

@@ -15,6 +15,10 @@ void write_npy(const std::filesystem::path& path, const graph::Tensor& t, bool o
 
 graph::Tensor read_tensor_pb(const std::filesystem::path& path);
 
+// By extension: .npy (NumPy) or .pb (ONNX TensorProto, as the ONNX test suites ship inputs);
+// anything else is refused naming the file.
+graph::Tensor read_tensor_file(const std::filesystem::path& path);
+
 // IDX: unsigned-byte images [N, rows, cols] or labels [N] (dtype uint8).
 graph::Tensor read_idx(const std::filesystem::path& path);
 

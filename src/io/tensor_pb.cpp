@@ -30,4 +30,11 @@ graph::Tensor read_tensor_pb(const std::filesystem::path& path) {
   return graph::tensor_from_onnx(proto, where);
 }
 
+graph::Tensor read_tensor_file(const std::filesystem::path& path) {
+  const std::string ext = path.extension().string();
+  if (ext == ".npy") return read_npy(path);
+  if (ext == ".pb") return read_tensor_pb(path);
+  throw Error(fmt::format("{}: unknown tensor file type '{}' (expected .npy or .pb)", path.string(), ext));
+}
+
 }  // namespace tauvta::io

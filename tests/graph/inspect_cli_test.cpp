@@ -110,3 +110,40 @@ TEST(InspectCli, BadModelsAreOneLineErrors) {
 
 }  // namespace
 }  // namespace tauvta::graph
+
+namespace tauvta::graph {
+namespace {
+
+// The hostile model of the fuzzing report: one Pad of 10^9 on a 1x1x2x2 input. Every command
+// that loads models refuses it at once instead of growing without bound; the limit is an option.
+TEST(InspectCli, HostileShapesAreRefusedBeforeAllocating) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("tauvta_hostile_{}", ::getpid());
+  fs::create_directories(dir);
+  const auto write_pad = [&](const std::string& name, int64_t p) {
+    ModelBuilder b(13);
+    b.input("x", {1, 1, 2, 2});
+    b.init("pads", Tensor::from_int64(DType::kInt64, {8}, {0, 0, p, p, 0, 0, p, p}));
+    b.node("Pad", {"x", "pads"}, {"y"}, "pad");
+    b.output("y");
+    std::ofstream(dir / name, std::ios::binary) << b.bytes();
+  };
+  write_pad("hostile.onnx", 1000000000);
+  write_pad("big.onnx", 10000);  // 1.5 GiB: under the default limit, over a 100 MiB one
+  const std::string hostile = (dir / "hostile.onnx").string();
+  for (const std::string& cmd : {"inspect " + hostile, "run " + hostile + " --float", "run " + hostile,
+                                "compile " + hostile + " -o " + (dir / "h.tauvta").string()}) {
+    const auto r = tauvta::testing::run_tauvta(cmd);
+    EXPECT_EQ(r.code, 1) << cmd << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("node 'pad' (Pad): output 'y', float32 [1,1,2000000002,2000000002] would take more "
+                                 "than 2^63 bytes, over the 4 GiB tensor limit"))
+        << cmd;
+  }
+  const auto r = tauvta::testing::run_tauvta("inspect " + (dir / "big.onnx").string() + " --max-tensor-mib 100");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("would take 1.49 GiB, over the 0.09766 GiB tensor limit"));
+  EXPECT_EQ(tauvta::testing::run_tauvta("inspect " + (dir / "big.onnx").string()).code, 0);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tauvta::graph

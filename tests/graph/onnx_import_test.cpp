@@ -180,9 +180,30 @@ TEST(OnnxImport, OpsetRange) {
   // Older than 9: accepted only when no operator changed since.
   EXPECT_EQ(single_node_model(1, "GlobalAveragePool").opset, 1);
   EXPECT_EQ(error_of([] { single_node_model(6, "Relu"); }), "(no error)");
-  EXPECT_EQ(error_of([] { single_node_model(8, "Flatten"); }),
-            "test.onnx: opset 8 is not supported (supported: 9 to 17): operator Flatten changed after opset 8; "
-            "re-export the model with opset 9 or newer");
+  // Operators that changed since: ONNX's version converter upgrades the model to opset 9 first.
+  const Graph flat = single_node_model(8, "Flatten");
+  EXPECT_EQ(flat.opset, 9);
+  ASSERT_EQ(flat.nodes.size(), 1u);
+  EXPECT_EQ(flat.nodes[0].op_type, "Flatten");
+}
+
+TEST(OnnxImport, UpgradesOldOpsetsWithOnnxsVersionConverter) {
+  // Opset 6 BatchNormalization still has is_test, which opset 7 removed; the upgraded model
+  // computes what the old one did.
+  ModelBuilder b(6);
+  b.input("x", {1, 2, 2, 2});
+  for (const char* n : {"scale", "bias", "mean", "var"}) b.init(n, Tensor::from_floats({2}, {1.5f, 0.5f}));
+  auto& bn = b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}, "bn");
+  auto* a = bn.add_attribute();
+  a->set_name("is_test");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(1);
+  b.output("y");
+  const Graph g = b.import();
+  EXPECT_EQ(g.opset, 9);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "BatchNormalization");
+  EXPECT_FALSE(g.nodes[0].attrs.count("is_test"));
 }
 
 TEST(OnnxImport, RejectsOtherDomains) {

@@ -409,3 +409,30 @@ TEST(ShapeInferenceErrors, NameTheNode) {
 
 }  // namespace
 }  // namespace tauvta::graph
+
+namespace tauvta::graph {
+namespace {
+
+// A hostile model must be refused before anything is allocated: a one-node Pad of 10^9 on a
+// 1x1x2x2 input asks for 16 EB (more than int64 counts: the product saturates, never wraps).
+TEST(ShapeInferenceErrors, TensorsOverTheSizeLimitAreRefusedNamingTheNode) {
+  const auto pad = [](int64_t p) {
+    return Builder().in("x", {1, 1, 2, 2}).init("p", ints({0, 0, p, p, 0, 0, p, p})).node("Pad", {"x", "p"}, {"y"});
+  };
+  EXPECT_EQ(error_of([&] { pad(1000000000).infer(); }),
+            "node 'n0' (Pad): output 'y', float32 [1,1,2000000002,2000000002] would take more than 2^63 bytes, over "
+            "the 4 GiB tensor limit (--max-tensor-mib raises it)");
+  EXPECT_EQ(error_of([&] { pad(100000).infer(); }),
+            "node 'n0' (Pad): output 'y', float32 [1,1,200002,200002] would take 149 GiB, over the 4 GiB tensor "
+            "limit (--max-tensor-mib raises it)");
+  // The limit can be raised (it is process-wide, so restore it).
+  set_tensor_byte_limit(int64_t(1) << 40);
+  EXPECT_EQ(pad(100000).shape_of("y"), "float32[1,1,200002,200002]");
+  set_tensor_byte_limit(kDefaultTensorByteLimit);
+  EXPECT_THAT(error_of([] { Tensor(DType::kInt64, {1 << 20, 1 << 20}); }),
+              HasSubstr("a tensor of int64 [1048576,1048576] would take 8192 GiB, over the 4 GiB tensor limit"));
+  EXPECT_THAT(error_of([] { set_tensor_byte_limit(0); }), HasSubstr("must be positive"));
+}
+
+}  // namespace
+}  // namespace tauvta::graph

@@ -114,3 +114,25 @@ TEST(QuantCli, ArgumentErrorsAreOneLine) {
 }
 
 }  // namespace
+
+namespace {
+
+// ONNX's conformance data ships inputs as TensorProto .pb files: run takes them as they are, and
+// the output equals the suite's expected output.
+TEST(RunCli, TakesOnnxTensorProtoInputs) {
+  const std::string case_dir = "/usr/share/libonnx-testdata/data/node/test_relu/";
+  const auto dir = temp_dir("pb_input");
+  const auto r = run_tauvta("run " + case_dir + "model.onnx --float --input " + case_dir +
+                            "test_data_set_0/input_0.pb --output-dir " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const tauvta::graph::Tensor got = tauvta::io::read_npy(dir / "y.npy");
+  const tauvta::graph::Tensor want = tauvta::io::read_tensor_pb(case_dir + "test_data_set_0/output_0.pb");
+  ASSERT_EQ(got.shape(), want.shape());
+  EXPECT_EQ(got.to_float(), want.to_float());
+  const auto bad = run_tauvta("run " + case_dir + "model.onnx --float --input x=" + case_dir + "model.onnx");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.out.find("unknown tensor file type '.onnx' (expected .npy or .pb)"), std::string::npos) << bad.out;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
