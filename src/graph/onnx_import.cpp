@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>  // with ONNX_ML=1 (set by the onnx_proto target): the onnx-ml messages
+#include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
 #include "common/error.h"
@@ -110,11 +111,48 @@ std::string changed_since_opset(const onnx::GraphProto& gp, int64_t opset) {
   return "";
 }
 
+// Rank of a value from the graph's inputs and value_info (after ONNX shape inference); -1 unknown.
+int value_rank(const onnx::GraphProto& g, const std::string& name) {
+  for (const auto* list : {&g.input(), &g.value_info()}) {
+    for (const auto& v : *list) {
+      if (v.name() == name && v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {
+        return v.type().tensor_type().shape().dim_size();
+      }
+    }
+  }
+  return -1;
+}
+
+// Before opset 7 a PRelu slope of shape [C] meant one slope per channel (axis 1); opset 7 made it
+// numpy-broadcast from the right, and ONNX's adapter keeps the shape, which would then mean
+// something else. Reshape such slopes to [C, 1, ...] so the upgraded model computes the same.
+void fix_legacy_prelu_slopes(onnx::ModelProto& m, int64_t opset) {
+  if (opset >= 7) return;
+  onnx::GraphProto& g = *m.mutable_graph();
+  for (const auto& n : g.node()) {
+    if (n.op_type() != "PRelu" || n.input_size() < 2) continue;
+    const int rank = value_rank(g, n.input(0));
+    if (rank <= 2) continue;
+    for (auto& init : *g.mutable_initializer()) {
+      if (init.name() != n.input(1) || init.dims_size() != 1 || init.dims(0) <= 1) continue;
+      for (int i = 2; i < rank; ++i) init.add_dims(1);
+    }
+  }
+}
+
 // ONNX's own version converter (the adapters libonnx ships) takes the model to opset 9.
 onnx::ModelProto upgraded(const onnx::ModelProto& model, int64_t opset, const std::string& changed,
                           const std::string& source) {
   try {
-    return onnx::version_conversion::ConvertVersion(model, int(kMinOnnxOpset));
+    // The converter's adapters read input shapes; exporters of old opsets rarely recorded them.
+    onnx::ModelProto with_shapes = model;
+    try {
+      onnx::shape_inference::InferShapes(with_shapes);
+    } catch (const std::exception&) {
+      with_shapes = model;  // the converter then says what it missed
+    }
+    fix_legacy_prelu_slopes(with_shapes, opset);
+    return onnx::version_conversion::ConvertVersion(with_shapes, int(kMinOnnxOpset));
   } catch (const std::exception& e) {
     std::string why = e.what();
     if (const size_t nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
@@ -211,7 +249,14 @@ Graph import_onnx_model(const onnx::ModelProto& model, const std::string& source
   }
   if (opset < kMinOnnxOpset) {
     if (const std::string changed = changed_since_opset(model.graph(), opset); !changed.empty()) {
-      return import_onnx_model(upgraded(model, opset, changed, source), source);
+      const onnx::ModelProto up = upgraded(model, opset, changed, source);
+      try {
+        return import_onnx_model(up, source);
+      } catch (const Error& e) {
+        throw Error(fmt::format("{} (after ONNX's version converter upgraded the model from opset {} to {}; "
+                                "re-export it with opset {} or newer)",
+                                e.what(), opset, kMinOnnxOpset, kMinOnnxOpset));
+      }
     }
   }
   const onnx::GraphProto& gp = model.graph();
