@@ -416,6 +416,9 @@ CompiledNetwork load_network(const std::filesystem::path& path) {
 }
 
 bool is_network_artifact(const std::filesystem::path& path) {
+  // A file named .tauvta is read as one, so a damaged artifact gets the artifact's error rather
+  // than the ONNX parser's.
+  if (path.extension() == ".tauvta") return true;
   std::ifstream in(path, std::ios::binary);
   char head[8] = {};
   in.read(head, 8);

@@ -26,7 +26,7 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& bytes, const std
 void save_network(const CompiledNetwork& net, const std::filesystem::path& path, bool force);
 CompiledNetwork load_network(const std::filesystem::path& path);
 
-// Whether the file starts with the artifact magic.
+// Whether to read the file as an artifact: named .tauvta, or starting with the artifact magic.
 bool is_network_artifact(const std::filesystem::path& path);
 
 }  // namespace tauvta::backend
