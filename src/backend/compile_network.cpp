@@ -226,7 +226,7 @@ class NetworkCompiler {
                                      : avg_pool_layer(g_, n, c_);
       std::string input = n.input(0);
       if (op == "QConv") input = maybe_fold_columns(n, cl);
-      const int64_t pieces = lower::shift_vector_pieces(c_, cl.spec.channel_shifts());
+      const int64_t pieces = cl.spec.acc_vectors(c_);
       lower::Schedule s;
       l.schedule_source = "default heuristic";
       bool chosen = false;

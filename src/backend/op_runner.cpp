@@ -1,5 +1,7 @@
 #include "backend/op_runner.h"
 
+#include "lower/conv_plan.h"
+
 #include <cmath>
 #include <random>
 
@@ -25,18 +27,21 @@ std::vector<int64_t> uniform(std::mt19937_64& rng, size_t n, int bits) {
 
 }  // namespace
 
-lower::ConvLayerSpec random_layer(const hw::HwConfig& c, const lower::ConvWorkload& w, uint64_t seed) {
+lower::ConvLayerSpec random_layer(const hw::HwConfig& c, const lower::ConvWorkload& w, uint64_t seed,
+                                  bool bias) {
   std::mt19937_64 rng(seed);
   lower::ConvLayerSpec s;
   s.w = w;
   const uint64_t k = uint64_t(w.in_channels / w.groups) * uint64_t(w.kernel_h * w.kernel_w);
   const auto wv = uniform(rng, size_t(w.out_channels) * k, c.wgt_width());
   s.weights.assign(wv.begin(), wv.end());
-  s.bias = uniform(rng, size_t(w.out_channels), std::min(16, c.acc_width() - 2));
+  const std::vector<int64_t> b = uniform(rng, size_t(w.out_channels), std::min(16, c.acc_width() - 2));
+  if (bias) s.bias = b;
   // A shift near log2 of the typical accumulator keeps outputs spread over the output range.
   int64_t shift = 0;
   const double typical = double(int64_t(1) << (c.inp_width() + c.wgt_width() - 2)) * std::sqrt(double(k));
-  while (double(int64_t(1) << shift) * double(int64_t(1) << (c.inp_width() - 2)) < typical && shift < c.acc_width() - 2) ++shift;
+  const int64_t max_shift = bias ? c.acc_width() - 2 : std::min(c.acc_width() - 2, 17);
+  while (double(int64_t(1) << shift) * double(int64_t(1) << (c.inp_width() - 2)) < typical && shift < max_shift) ++shift;
   s.shifts = {shift};
   s.clip_min = 0;
   s.clip_max = (int64_t(1) << (c.out_width() - 1)) - 1;
@@ -79,15 +84,17 @@ std::vector<int64_t> reference_output(const hw::HwConfig& c, const lower::ConvLa
   const graph::Shape ws = transposed ? graph::Shape{w.in_channels, w.out_channels / w.groups, w.kernel_h, w.kernel_w}
                                      : graph::Shape{w.out_channels, w.in_channels / w.groups, w.kernel_h, w.kernel_w};
   g.initializers["w"] = Tensor::from_int64(c.wgt_width() <= 8 ? DType::kInt8 : DType::kInt16, ws, wv);
-  g.initializers["b"] = Tensor::from_int64(c.acc_width() <= 32 ? DType::kInt32 : DType::kInt64, {w.out_channels}, spec.bias);
+  g.initializers["b"] = Tensor::from_int64(c.acc_width() <= 32 ? DType::kInt32 : DType::kInt64, {w.out_channels},
+                                           spec.bias.empty() ? std::vector<int64_t>(size_t(w.out_channels), 0) : spec.bias);
   cpu::TensorMap in;
   in["x"] = Tensor::from_int64(DType::kInt32, {w.batch, w.in_channels, w.height, w.width}, x);
   return cpu::run_int(g, in).at("y").to_int64();
 }
 
-OpRun run_op(const hw::HwConfig& c, const lower::ConvWorkload& w, const lower::Schedule& s,
+OpRun run_op(const hw::HwConfig& c, const lower::ConvWorkload& w, const std::optional<lower::Schedule>& given,
              const OpRunOptions& o) {
-  const lower::ConvLayerSpec spec = random_layer(c, w, o.seed);
+  const lower::ConvLayerSpec spec = random_layer(c, w, o.seed, o.bias);
+  const lower::Schedule s = given ? *given : lower::default_schedule(c, w, spec.acc_vectors(c));
   const lower::ActShape in{w.batch, w.in_channels, w.height, w.width};
   const lower::ActShape out{w.batch, w.out_channels, w.out_height(), w.out_width()};
   lower::ProgramBuilder pb(c);

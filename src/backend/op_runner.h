@@ -17,6 +17,10 @@ struct OpRunOptions {
   bool timing_only = false;
   bool check_hazards = false;
   uint64_t seed = 1;
+  // A random per-channel bias. Off by default: TVM's tuned VTA tasks are the convolution with a
+  // shift and clip, no bias, and their schedules may fill the whole accumulator SRAM, which a
+  // bias vector would not leave room for.
+  bool bias = false;
 };
 
 struct OpRun {
@@ -30,15 +34,17 @@ struct OpRun {
   uint64_t insns = 0;
 };
 
-// Random operands for a workload: weights, biases, per-channel shifts chosen so outputs use the
-// whole range, ReLU-style clip.
-lower::ConvLayerSpec random_layer(const hw::HwConfig& c, const lower::ConvWorkload& w, uint64_t seed);
+// Random operands for a workload: weights, a bias (when `bias`), one shift chosen so outputs use
+// the whole range (kept small enough for immediate rounding without a bias), ReLU-style clip.
+lower::ConvLayerSpec random_layer(const hw::HwConfig& c, const lower::ConvWorkload& w, uint64_t seed,
+                                  bool bias = false);
 
 // The integer reference's output (NCHW) of `spec` on input `x` (NCHW).
 std::vector<int64_t> reference_output(const hw::HwConfig& c, const lower::ConvLayerSpec& spec,
                                       const std::vector<int64_t>& x);
 
-OpRun run_op(const hw::HwConfig& c, const lower::ConvWorkload& w, const lower::Schedule& s,
+// `s` empty: the default heuristic for this layer (its requantization's ACC needs included).
+OpRun run_op(const hw::HwConfig& c, const lower::ConvWorkload& w, const std::optional<lower::Schedule>& s,
              const OpRunOptions& options = {});
 
 }  // namespace tauvta::backend

@@ -27,7 +27,7 @@ struct OpArgs {
   int64_t batch = 1, in_channels = 0, height = 1, width = 1, out_channels = 0, groups = 1;
   std::string kernel = "1", stride = "1", pad = "0", dilation = "1", output_padding = "0";
   std::string schedule, record, log, config, report, csv;
-  bool timing_only = false, check_hazards = false, force = false;
+  bool timing_only = false, check_hazards = false, force = false, bias = false;
   uint64_t seed = 1;
 };
 
@@ -91,7 +91,7 @@ void run_op_command(const OpArgs& a) {
     if (!a.record.empty() || !a.schedule.empty() || !a.op.empty()) {
       throw Error("op --log runs every record of a log: give no operator, --record or --schedule with it");
     }
-    run_op_log(OpLogArgs{a.log, a.config, a.report, a.csv, a.timing_only, a.check_hazards, a.force, a.seed});
+    run_op_log(OpLogArgs{a.log, a.config, a.report, a.csv, a.timing_only, a.check_hazards, a.force, a.bias, a.seed});
     return;
   }
   if (!a.csv.empty()) throw Error("op: --csv is for --log (one row per record)");
@@ -125,7 +125,6 @@ void run_op_command(const OpArgs& a) {
       s = lower::Schedule::parse(a.schedule);
       source = "given";
     } else {
-      s = lower::default_schedule(config, w);
       source = "default heuristic";
     }
   }
@@ -133,7 +132,10 @@ void run_op_command(const OpArgs& a) {
   o.timing_only = a.timing_only;
   o.check_hazards = a.check_hazards;
   o.seed = a.seed;
-  const backend::OpRun r = backend::run_op(config, w, s, o);
+  o.bias = a.bias;
+  const backend::OpRun r =
+      backend::run_op(config, w, source == "default heuristic" ? std::nullopt : std::optional(s), o);
+  s = r.schedule;
   std::string out;
   out += fmt::format("{} on {}{}\n", w.to_string(), config.name(), a.timing_only ? "  [timing only]" : "");
   out += fmt::format("schedule: {} ({})\n", s.to_string(w.kind), source);
@@ -197,6 +199,7 @@ void add_op_command(CLI::App& app) {
   cmd->add_option("--csv", a->csv, "With --log: write the rows as CSV");
   cmd->add_option("--config", a->config, "Hardware config JSON or VTA config name (default: a record's own, else pynq)");
   cmd->add_option("--seed", a->seed, "Random operands' seed (default 1)");
+  cmd->add_flag("--bias", a->bias, "Add a per-channel bias (kept in the accumulators; TVM's tuned tasks have none)");
   cmd->add_flag("--timing-only", a->timing_only, "Cycles only: nothing computed or verified");
   cmd->add_flag("--check-hazards", a->check_hazards, "Report SRAM accesses not ordered by tokens");
   cmd->add_option("--report", a->report, "Write cycles, time, GOPS and the schedule as JSON");

@@ -47,6 +47,7 @@ void run_op_log(const OpLogArgs& a) {
   o.timing_only = a.timing_only;
   o.check_hazards = a.check_hazards;
   o.seed = a.seed;
+  o.bias = a.bias;
   std::vector<Row> rows;
   const auto started = std::chrono::steady_clock::now();
   for (const lower::TuningRecord& r : log.records) {

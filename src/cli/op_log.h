@@ -10,7 +10,7 @@ struct OpLogArgs {
   std::string log;
   std::string config;  // empty: each record's own config (from its -model= name)
   std::string report, csv;
-  bool timing_only = false, check_hazards = false, force = false;
+  bool timing_only = false, check_hazards = false, force = false, bias = false;
   uint64_t seed = 1;
 };
 

@@ -179,7 +179,7 @@ void lower_add(ProgramBuilder& pb, const AddSpec& a, const runtime::DramBuffer& 
   const runtime::DramBuffer wts = pb.alloc_constant(tiles);
   const RequantVectors rv = requant_vectors(c, {}, std::vector<int64_t>(size_t(c.block_out()), a.shift),
                                             a.acc_bits, c.block_out());
-  const runtime::DramBuffer vec = pb.alloc_constant(rv.packed);
+  const runtime::DramBuffer vec = rv.packed.empty() ? runtime::DramBuffer{} : pb.alloc_constant(rv.packed);
   const bool separate_b = !scale_b || !scale_a;
 
   const int64_t elems = act_blocks(c, a.shape);
@@ -188,7 +188,7 @@ void lower_add(ProgramBuilder& pb, const AddSpec& a, const runtime::DramBuffer& 
   const int64_t T = std::min<int64_t>({elems, per_part_acc, int64_t(c.inp_depth()) / 4, 0xffff});
   const int64_t steps = ceil_div(elems, T);
 
-  cb.load_2d(MemId::kAcc, 0, vec, 0, 1, 1, 1);
+  if (!rv.imm_only) cb.load_2d(MemId::kAcc, 0, vec, 0, 1, 1, 1);
   for (int v = 0; v < 2; ++v) cb.dep_push(Module::kCompute, Module::kLoad);
   for (int v = 0; v < 2; ++v) cb.dep_push(Module::kStore, Module::kCompute);
   for (int64_t s = 0; s < steps; ++s) {

@@ -73,6 +73,10 @@ void emit_transposed_gemms(runtime::CommandBuilder& cb, const hw::HwConfig& c, c
 
 }  // namespace
 
+int64_t ConvLayerSpec::acc_vectors(const hw::HwConfig& c) const {
+  return requant_vectors(c, bias, channel_shifts(), acc_bits, w.out_channels).acc_vectors();
+}
+
 void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s,
                 const runtime::DramBuffer& input, const runtime::DramBuffer& output) {
   const hw::HwConfig& c = pb.config();
@@ -80,7 +84,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   const ConvGeometry g = conv_geometry(c, w);
   const std::vector<int64_t> shifts = spec.channel_shifts();
   const RequantVectors rv = requant_vectors(c, spec.bias, shifts, spec.acc_bits, w.out_channels);
-  const ConvTiling t = resolve_schedule(c, w, s, rv.pieces);
+  const ConvTiling t = resolve_schedule(c, w, s, rv.acc_vectors());
   runtime::CommandBuilder& cb = pb.cb();
   const bool transposed = w.kind == OpKind::kConv2dTranspose;
   // First input row (column) and count an output tile reads. A transposed convolution's output
@@ -103,7 +107,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   wp.cob = g.cob;
   wp.transposed = transposed;
   const runtime::DramBuffer wbuf = pb.alloc_constant(pack_conv_weights(c, wp, spec.weights));
-  const runtime::DramBuffer vbuf = pb.alloc_constant(rv.packed);
+  const runtime::DramBuffer vbuf = rv.packed.empty() ? runtime::DramBuffer{} : pb.alloc_constant(rv.packed);
   const bool bias_add = spec.force_bias_add || rv.any_bias;
 
   const int64_t KK = g.kh * g.kw, H = w.height, W = w.width, OH = g.oh, OW = g.ow;
@@ -131,7 +135,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
 
   for (int64_t sg = 0; sg < g.supergroups; ++sg) {
     // Per-channel vectors of this part: bias + rounding, then the shift pieces.
-    for (int64_t k = 0; k <= rv.pieces; ++k) {
+    for (int64_t k = 0; k < rv.acc_vectors(); ++k) {
       cb.load_2d(MemId::kAcc, uint32_t(k * g.cob), vbuf, uint64_t(k * g.cob_total + sg * g.cob),
                  uint32_t(g.cob), 1, uint32_t(g.cob));
     }

@@ -29,6 +29,9 @@ struct ConvLayerSpec {
   bool force_bias_add = false;
 
   std::vector<int64_t> channel_shifts() const;  // expanded to CO entries
+  // Per-channel vectors its requantization keeps in the accumulators (0 when immediates do):
+  // the `acc_vectors` that schedule legality, the space and the heuristic take.
+  int64_t acc_vectors(const hw::HwConfig& c) const;
 };
 
 // Emits the layer into `pb`'s current layer. `input` holds [N/B][CI/BI][H][W] INP elements,

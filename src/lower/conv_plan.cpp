@@ -95,20 +95,6 @@ int64_t ConvTiling::cols(int64_t tw_i) const {
   return (tw_i - 1) * w.stride_w + (w.kernel_w - 1) * w.dilation_w + 1;
 }
 
-int64_t shift_vector_pieces(const hw::HwConfig& c, const std::vector<int64_t>& shifts) {
-  if (shifts.empty() || std::all_of(shifts.begin(), shifts.end(),
-                                    [&](int64_t s) { return s == shifts[0]; })) {
-    return 0;
-  }
-  const int64_t hi = (int64_t(1) << (c.log_acc_width - 1)) - 1, lo = -(hi + 1);
-  int64_t pieces = 1;
-  for (int64_t s : shifts) {
-    const int64_t need = s >= 0 ? ceil_div(s, hi) : ceil_div(-s, -lo);
-    pieces = std::max(pieces, need);
-  }
-  return pieces;
-}
-
 Schedule with_derived_outers(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
                              std::vector<std::string>* notes) {
   const ConvGeometry g = conv_geometry(c, w);
@@ -135,7 +121,7 @@ Schedule with_derived_outers(const hw::HwConfig& c, const ConvWorkload& w, const
 }
 
 std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const ConvGeometry& g,
-                             const Schedule& s, int64_t shift_pieces, ConvTiling* out) {
+                             const Schedule& s, int64_t acc_vectors, ConvTiling* out) {
   ConvTiling t;
   t.w = w;
   struct Axis {
@@ -172,8 +158,8 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
   t.hn = s.h_nthread;
   t.on = s.oc_nthread;
   t.vt = t.hn * t.on;
-  t.shift_pieces = shift_pieces;
-  t.reserved_acc = g.cob * (1 + shift_pieces);
+  t.acc_vectors = acc_vectors;
+  t.reserved_acc = g.cob * acc_vectors;
   t.inp_part = int64_t(c.inp_depth()) / t.vt;
   t.wgt_part = int64_t(c.wgt_depth()) / t.vt;
   t.acc_slot = (int64_t(c.acc_depth()) - t.reserved_acc) / t.vt;
@@ -201,10 +187,10 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
 }
 
 ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
-                            int64_t shift_pieces) {
+                            int64_t acc_vectors) {
   const ConvGeometry g = conv_geometry(c, w);
   ConvTiling t;
-  const std::string why = schedule_problem(c, w, g, s, shift_pieces, &t);
+  const std::string why = schedule_problem(c, w, g, s, acc_vectors, &t);
   if (!why.empty()) {
     throw Error(fmt::format("schedule {} is illegal for {} on {}: {}", s.to_string(w.kind),
                             w.to_string(), c.name(), why));
@@ -213,7 +199,7 @@ ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const 
 }
 
 std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& w,
-                                     int64_t shift_pieces) {
+                                     int64_t acc_vectors) {
   const ConvGeometry g = conv_geometry(c, w);
   std::vector<Schedule> out;
   const auto bs = divisors(g.nb), hs = divisors(g.oh), ws = divisors(g.ow), cis = divisors(g.cib),
@@ -238,7 +224,7 @@ std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& 
                   if (th != 1 || tw != 1 || hn != 1) continue;
                   s.tile_h = s.tile_w = Split{};
                 }
-                if (schedule_problem(c, w, g, s, shift_pieces, nullptr).empty()) out.push_back(s);
+                if (schedule_problem(c, w, g, s, acc_vectors, nullptr).empty()) out.push_back(s);
               }
   return out;
 }
@@ -260,7 +246,7 @@ double estimate_cycles(const hw::HwConfig& c, const ConvWorkload& w, const ConvT
   double in_loads = steps, w_loads = steps;
   if (t.ncit == 1 && t.nwt == 1) in_loads = items / double(t.ncot) * std::min<double>(double(t.ncot), t.vt);
   if (t.ncit == 1 && t.ncot == 1) w_loads = double(g.supergroups) * t.vt;
-  const double alu_ops = 4 + double(t.shift_pieces);
+  const double alu_ops = 3 + double(std::max<int64_t>(1, t.acc_vectors));
   const double alu_item = tile * (1 + alu_ops * tp.alu_ii) + alu_ops * per_insn;
   const double store_item = double(t.tb * t.tco) * (t.th * lat / 4 + tile / t.tco * c.out_elem_bytes() / bpc);
   const double compute = steps * gemm_step + items * alu_item;

@@ -35,7 +35,7 @@ struct ConvTiling {
   int64_t nbt = 1, nht = 1, nwt = 1, ncit = 1, ncot = 1;  // tiles per axis
   int hn = 1, on = 1, vt = 1;     // h and oc virtual threads, vt = hn * on
   int64_t reserved_acc = 0;       // ACC elements for per-channel vectors, at index 0
-  int64_t shift_pieces = 0;       // vector SHR pieces (per-channel shifts), 0 = immediates
+  int64_t acc_vectors = 1;        // per-channel requantization vectors (RequantVectors::acc_vectors)
   int64_t inp_part = 0, wgt_part = 0, acc_slot = 0;  // SRAM elements per virtual thread
   // Input rows an output tile of th_i rows reads (an upper bound for transposed convolutions).
   int64_t rows(int64_t th_i) const;
@@ -43,9 +43,6 @@ struct ConvTiling {
   ConvWorkload w;
 };
 
-// Number of vector SHR pieces a set of per-channel shifts needs (0 when they are all equal, which
-// uses immediates).
-int64_t shift_vector_pieces(const hw::HwConfig& c, const std::vector<int64_t>& shifts);
 
 // AutoTVM applies a split by its inner factor alone: the outer factor a record carries is not
 // used, and TopHub has records whose outer does not match their workload. This sets such outers
@@ -56,21 +53,21 @@ Schedule with_derived_outers(const hw::HwConfig& c, const ConvWorkload& w, const
 
 // Resolves `s`; returns an empty string when legal, else the reason naming the knob.
 std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const ConvGeometry& g,
-                             const Schedule& s, int64_t shift_pieces, ConvTiling* out);
+                             const Schedule& s, int64_t acc_vectors, ConvTiling* out);
 // Throws tauvta::Error with schedule_problem's reason.
 ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
-                            int64_t shift_pieces = 0);
+                            int64_t acc_vectors = 1);
 
 // Every legal schedule: tile sizes that divide their axis (TVM's factor splits) plus the whole
 // axis, and both virtual-thread counts.
 std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& w,
-                                     int64_t shift_pieces = 0);
+                                     int64_t acc_vectors = 1);
 
 // Estimated cycles of a schedule from the timing parameters (used to rank candidates).
 double estimate_cycles(const hw::HwConfig& c, const ConvWorkload& w, const ConvTiling& t);
 
 // The default heuristic: the best few of schedule_space by estimate_cycles, then the fastest
 // of those by the timing model on the lowered program.
-Schedule default_schedule(const hw::HwConfig& c, const ConvWorkload& w, int64_t shift_pieces = 0);
+Schedule default_schedule(const hw::HwConfig& c, const ConvWorkload& w, int64_t acc_vectors = 1);
 
 }  // namespace tauvta::lower

@@ -1,5 +1,7 @@
 #include "lower/requant_alu.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -46,13 +48,26 @@ RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>
     add[size_t(ch)] = hw::sign_extend(uint64_t(b) + uint64_t(round), acc_bits);
     rv.any_bias = rv.any_bias || add[size_t(ch)] != 0;
   }
-  rv.packed = pack_acc_vector(c, add);
   bool uniform = true;
   for (int64_t s : shifts) uniform = uniform && s == shifts[0];
   if (uniform) {
     rv.imm_shifts = split_shift(c, channels > 0 ? shifts[0] : 0);
+    bool same_add = true;
+    for (int64_t a : add) same_add = same_add && a == add[0];
+    const int64_t v = channels > 0 ? add[0] : 0;
+    if (same_add && (v >= 0 ? v : -v) <= int64_t(kMaxImmAdds) * 32767) {
+      rv.imm_only = true;
+      for (int64_t left = v; left != 0;) {
+        const int64_t piece = std::clamp<int64_t>(left, -32767, 32767);
+        rv.imm_adds.push_back(piece);
+        left -= piece;
+      }
+      return rv;
+    }
+    rv.packed = pack_acc_vector(c, add);
     return rv;
   }
+  rv.packed = pack_acc_vector(c, add);
   std::vector<std::vector<int64_t>> per(static_cast<size_t>(channels));
   for (int64_t ch = 0; ch < channels; ++ch) {
     per[size_t(ch)] = split_shift(c, shifts[size_t(ch)]);
@@ -86,7 +101,11 @@ void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const Requ
     for (NestDim& x : d) x.src = 0;  // the source is read but unused: point it at element 0
     return d;
   };
-  if (bias_add) {
+  if (rv.imm_only) {
+    const runtime::UopKernel k = make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm_dims());
+    for (int64_t a : rv.imm_adds) cb.alu(k, hw::AluOp::kAdd, true, int32_t(a));
+    if (bias_add && rv.imm_adds.empty()) cb.alu(k, hw::AluOp::kAdd, true, 0);
+  } else if (bias_add) {
     cb.alu(make_nest_kernel(c, UopKind::kAlu, acc_base, ch0, 0, vector_dims()), hw::AluOp::kAdd);
   }
   if (rv.pieces == 0) {

@@ -2,8 +2,10 @@
 // per-channel vector (bias plus the rounding constant 2^(s-1), one wrapping ADD where the integer
 // reference does two: modular addition is associative), SHR split into pieces within the
 // immediate's LOG_ACC_WIDTH-bit signed range (floor(floor(x/2^a)/2^b) = floor(x/2^(a+b)); per-
-// channel shifts use vectors of amounts), then MIN and MAX with the clip bounds. Rounding
-// constants travel in accumulator vectors, so 2^15 and beyond need no splitting.
+// channel shifts use vectors of amounts), then MIN and MAX with the clip bounds. Per-channel
+// bias and rounding travel in accumulator vectors, so 2^15 and beyond need no splitting; when
+// they are one value for all channels (no bias) and the shift is uniform, up to kMaxImmAdds ADD
+// immediates carry it instead and the accumulators hold no vectors at all.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +21,18 @@ struct RequantVectors {
   int64_t pieces = 0;               // vector SHR pieces (per-channel shifts); 0: immediates
   std::vector<int64_t> imm_shifts;  // immediate SHR pieces (uniform shift)
   bool any_bias = false;            // some channel's bias + rounding constant is not 0
+  // Set when bias + rounding is one value for every channel, the shift is uniform and the value
+  // splits into at most kMaxImmAdds ADD immediates: then nothing lives in the accumulators
+  // (TVM's templates tune without a bias, so their tiles may fill the whole ACC SRAM).
+  bool imm_only = false;
+  std::vector<int64_t> imm_adds;    // the ADD immediates (wrapping adds: their sum is the value)
   int64_t blocks = 0;               // ACC elements per vector
-  std::vector<uint8_t> packed;      // (1 + pieces) vectors of `blocks` ACC elements
+  std::vector<uint8_t> packed;      // (1 + pieces) vectors of `blocks` ACC elements (empty if imm_only)
+  // Per-channel vectors the accumulators hold: 0 (imm_only) or 1 + pieces.
+  int64_t acc_vectors() const { return imm_only ? 0 : 1 + pieces; }
 };
+
+inline constexpr int kMaxImmAdds = 4;
 
 // `bias` may be empty (zeros); `shifts` has one entry per channel.
 RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>& bias,

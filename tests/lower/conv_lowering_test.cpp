@@ -132,12 +132,18 @@ Case random_case(std::mt19937& rng, const hw::HwConfig& c) {
   k.spec.clip_max = pick(0, 3) ? qmax : std::max<int64_t>(k.spec.clip_min, qmax / 2);
   k.spec.acc_bits = c.acc_width();
   k.x = random_values(rng, size_t(w.batch * w.in_channels * w.height * w.width), bits);
+  // Bias-free and uniform-bias layers with one shift requantize with ADD immediates (split when
+  // past the immediate's range) and keep nothing in the accumulators; large values fall back to
+  // vectors.
+  const int64_t bias_kind = pick(0, 3);
+  if (bias_kind == 0) k.spec.bias.clear();
+  if (bias_kind == 1) k.spec.bias.assign(size_t(w.out_channels), random_values(rng, 1, int(pick(2, 19)))[0]);
   return k;
 }
 
 // A random legal schedule (or the default heuristic).
 lower::Schedule random_schedule(std::mt19937& rng, const hw::HwConfig& c, const Case& k) {
-  const auto space = lower::schedule_space(c, k.w, lower::shift_vector_pieces(c, k.spec.channel_shifts()));
+  const auto space = lower::schedule_space(c, k.w, k.spec.acc_vectors(c));
   EXPECT_FALSE(space.empty());
   return space[std::uniform_int_distribution<size_t>(0, space.size() - 1)(rng)];
 }
