@@ -113,7 +113,7 @@ void run_op_command(const OpArgs& a) {
     if (!r) throw Error("--record: not a VTA record (its target has no -device=vta or its task is not a VTA task)");
     config = a.config.empty() ? hw::HwConfig::from_name(r->model) : load_config(a.config);
     w = r->workload;
-    s = lower::with_derived_outers(config, w, r->schedule, &notes);
+    s = lower::record_schedule(*r, config, &notes);
     recorded_seconds = lower::record_seconds(*r);
     source = fmt::format("record: {} on {}", lower::op_kind_task(w.kind), r->model);
   } else {

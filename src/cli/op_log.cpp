@@ -54,10 +54,10 @@ void run_op_log(const OpLogArgs& a) {
     Row row;
     row.record = &r;
     try {
-      if (!configs.count(r.model)) configs.emplace(r.model, fixed ? *fixed : hw::HwConfig::from_name(r.model));
-      const hw::HwConfig& c = configs.at(r.model);
+      const hw::HwConfig c = fixed ? *fixed : hw::HwConfig::from_name(r.model);
+      configs.emplace(c.target + "_" + c.name(), c);
       row.config_name = c.name();
-      row.schedule = lower::with_derived_outers(c, r.workload, r.schedule, &row.notes);
+      row.schedule = lower::record_schedule(r, c, &row.notes);
       row.run = backend::run_op(c, r.workload, row.schedule, o);
       if (!a.timing_only && !row.run.verified) row.error = "MISMATCH: " + row.run.mismatch;
       if (!row.run.report.hazards.empty()) row.error = fmt::format("{} hazard(s): {}", row.run.report.hazards.size(), row.run.report.hazards[0].message());

@@ -19,7 +19,7 @@ backend::CompileOptions tuning_options(const std::string& path, const hw::HwConf
   size_t matching = 0;
   std::map<lower::ConvWorkload, std::pair<double, const lower::TuningRecord*>> best;
   for (const lower::TuningRecord& r : log.records) {
-    if (lower::record_config_name(r) != c.name() || r.error_no != 0) continue;
+    if (lower::record_config_name(r) != c.name() || !lower::record_blocking_matches(r, c) || r.error_no != 0) continue;
     ++matching;
     const double cost = lower::record_seconds(r);
     auto it = best.find(r.workload);

@@ -1,14 +1,17 @@
 #include "lower/tuning_record.h"
 
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "lower/conv_plan.h"
 
 namespace tauvta::lower {
 namespace {
@@ -71,7 +74,7 @@ void padding_arg(const Where& at, const json& v, ConvWorkload& w) {
 
 // data [N/b, C/bi, H, W, b, bi] and kernel [CO/bo, CIg/bi, KH, KW, bo, bi] (CIg: input channels
 // per group) into the unblocked sizes; checks the two agree on the blocking.
-void conv_tensors(const Where& at, const json& args, ConvWorkload& w, int64_t groups) {
+std::array<int64_t, 3> conv_tensors(const Where& at, const json& args, ConvWorkload& w, int64_t groups) {
   const std::vector<int64_t> d = tensor_dims(at, args[0], "data", 6);
   const std::vector<int64_t> k = tensor_dims(at, args[1], "kernel", 6);
   if (k[5] != d[5]) at.fail(fmt::format("kernel block_in {} differs from the data's {}", k[5], d[5]));
@@ -89,9 +92,10 @@ void conv_tensors(const Where& at, const json& args, ConvWorkload& w, int64_t gr
     at.fail(fmt::format("kernel input channels {} do not match the data's {} in {} group(s)", kernel_ci,
                         w.in_channels, groups));
   }
+  return {d[4], d[5], k[4]};
 }
 
-ConvWorkload workload_of(const Where& at, OpKind kind, const json& args) {
+ConvWorkload workload_of(const Where& at, OpKind kind, const json& args, std::array<int64_t, 3>& blocks) {
   ConvWorkload w;
   w.kind = kind;
   if (!args.is_array()) at.fail("task arguments: not a list");
@@ -111,25 +115,26 @@ ConvWorkload workload_of(const Where& at, OpKind kind, const json& args) {
       w.batch = d[0] * d[2];
       w.in_channels = d[1] * d[3];
       w.out_channels = k[0] * k[2];
+      blocks = {d[2], d[3], k[2]};
       break;
     }
     case OpKind::kConv2d:
       need(5);
-      conv_tensors(at, args, w, 1);
+      blocks = conv_tensors(at, args, w, 1);
       std::tie(w.stride_h, w.stride_w) = pair_arg(at, args[2], "strides", false);
       padding_arg(at, args[3], w);
       std::tie(w.dilation_h, w.dilation_w) = pair_arg(at, args[4], "dilation", false);
       break;
     case OpKind::kGroupConv2d:
       need(6);
-      conv_tensors(at, args, w, positive(at, args[5], "groups"));
+      blocks = conv_tensors(at, args, w, positive(at, args[5], "groups"));
       std::tie(w.stride_h, w.stride_w) = pair_arg(at, args[2], "strides", false);
       padding_arg(at, args[3], w);
       std::tie(w.dilation_h, w.dilation_w) = pair_arg(at, args[4], "dilation", false);
       break;
     case OpKind::kConv2dTranspose:
       need(4);
-      conv_tensors(at, args, w, 1);
+      blocks = conv_tensors(at, args, w, 1);
       std::tie(w.stride_h, w.stride_w) = pair_arg(at, args[2], "strides", false);
       padding_arg(at, args[3], w);
       // [data, kernel, strides, padding, out_dtype, output_padding]; older logs stop at out_dtype.
@@ -166,6 +171,34 @@ std::string record_config_name(const TuningRecord& r) {
   return r.model;
 }
 
+bool record_blocking_matches(const TuningRecord& r, const hw::HwConfig& c) {
+  return r.block_batch == c.batch() && r.block_in == c.block_in() && r.block_out == c.block_out();
+}
+
+Schedule record_schedule(const TuningRecord& r, const hw::HwConfig& c, std::vector<std::string>* notes) {
+  Schedule s = r.schedule;
+  if (!record_blocking_matches(r, c)) {
+    const auto rescale = [&](const char* knob, Split& sp, int64_t from, int64_t to) {
+      if (from == to) return;
+      if ((sp.inner * from) % to != 0) {
+        throw Error(fmt::format("{}: a tile of {} blocks of {} is not a whole number of {}'s blocks of {}", knob,
+                                sp.inner, from, c.name(), to));
+      }
+      sp = Split{-1, sp.inner * from / to};
+    };
+    rescale("tile_b", s.tile_b, r.block_batch, c.batch());
+    rescale("tile_ci", s.tile_ci, r.block_in, c.block_in());
+    rescale("tile_co", s.tile_co, r.block_out, c.block_out());
+    if (notes) {
+      notes->push_back(fmt::format("the record's tensors are blocked {}x{} (out {}), {} blocks {}x{} (out {}): "
+                                   "tile_b, tile_ci and tile_co rescaled to the same tiles in elements",
+                                   r.block_batch, r.block_in, r.block_out, c.name(), c.batch(), c.block_in(),
+                                   c.block_out()));
+    }
+  }
+  return with_derived_outers(c, r.workload, s, notes);
+}
+
 double record_seconds(const TuningRecord& r) {
   if (r.error_no != 0 || r.costs.empty()) return std::numeric_limits<double>::infinity();
   double sum = 0;
@@ -196,7 +229,9 @@ std::optional<TuningRecord> parse_tuning_record(const json& j, const std::string
   r.line = line;
   r.model = model_of(r.target);
   if (r.model.empty()) at.fail(fmt::format("target '{}' has no -model= naming the VTA config", r.target));
-  r.workload = workload_of(at, kind, input[2]);
+  std::array<int64_t, 3> blocks{1, 1, 1};
+  r.workload = workload_of(at, kind, input[2], blocks);
+  std::tie(r.block_batch, r.block_in, r.block_out) = std::tuple(blocks[0], blocks[1], blocks[2]);
   if (!j.contains("config") || !j["config"].is_object() || !j["config"].contains("entity")) {
     at.fail("no \"config\": {\"entity\": [...]}");
   }

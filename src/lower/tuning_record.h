@@ -33,11 +33,25 @@ struct TuningRecord {
   int64_t error_no = 0;       // 0: measured successfully
   double timestamp = 0;
   int64_t line = 0;           // 1-based line in its log (0 when not from a file)
+  // The blocking of the record's tensors (data BATCH and BLOCK_IN, kernel BLOCK_OUT): the knobs
+  // count blocks of these.
+  int64_t block_batch = 1, block_in = 1, block_out = 1;
 };
 
 // The record's hardware name without a target prefix ("1x16_i8w8a32_15_15_18_17"): what
 // HwConfig::name() returns for the config it was tuned on.
 std::string record_config_name(const TuningRecord& r);
+
+// Whether the record's tensors are blocked as `c` blocks them (otherwise its knobs count other
+// blocks and do not apply to `c`).
+bool record_blocking_matches(const TuningRecord& r, const hw::HwConfig& c);
+
+// The record's knobs as they apply on `c`: tile sizes rescaled to c's blocks when the record's
+// tensors are blocked otherwise (TopHub has a dense blocked 1x16 under a 4x8 target; the tile
+// keeps its size in elements), then outer factors derived as AutoTVM does
+// (with_derived_outers). `notes` says what changed. Throws naming the knob when a tile does not
+// rescale to whole blocks.
+Schedule record_schedule(const TuningRecord& r, const hw::HwConfig& c, std::vector<std::string>* notes);
 
 // Mean measured seconds; +infinity for a failed or empty measurement (never the best).
 double record_seconds(const TuningRecord& r);

@@ -37,7 +37,7 @@ std::filesystem::path temp_dir(const std::string& name) {
 TEST(OpCli, EveryRecordOfTheSampleRunsBitExactWithItsOwnConfig) {
   const std::filesystem::path dir = temp_dir("op_records");
   const std::vector<std::string> lines = record_lines();
-  ASSERT_EQ(lines.size(), 9u);
+  ASSERT_EQ(lines.size(), 10u);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::filesystem::path report = dir / fmt::format("r{}.json", i);
     const auto r = run_tauvta("op --record '" + lines[i] + "' --check-hazards --report " + report.string());
@@ -54,6 +54,11 @@ TEST(OpCli, EveryRecordOfTheSampleRunsBitExactWithItsOwnConfig) {
   const auto r = run_tauvta("op --record '" + lines[3] + "' --timing-only");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("note: tile_h: [1, 7] runs as 2 tile(s) of 7"), std::string::npos) << r.out;
+  // The dense blocked 1x16 under a 4x8 target: the same tiles in elements on 4x8.
+  const auto d = run_tauvta("op --record '" + lines[9] + "'");
+  EXPECT_EQ(d.code, 0) << d.out;
+  EXPECT_NE(d.out.find("schedule: tile_b=-1x1,tile_ci=-1x16,tile_co=-1x2,oc_nthread=1"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("tile_b, tile_ci and tile_co rescaled to the same tiles in elements"), std::string::npos) << d.out;
 }
 
 TEST(OpCli, LogModeRunsEveryRecordAndWritesTables) {
@@ -61,16 +66,16 @@ TEST(OpCli, LogModeRunsEveryRecordAndWritesTables) {
   const auto r = run_tauvta("op --log " + kSample + " --report " + (dir / "log.json").string() + " --csv " +
                             (dir / "log.csv").string());
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("9 VTA records (1 of other targets skipped)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("9 of 9 records verified bit-exact"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("10 VTA records (1 of other targets skipped)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("10 of 10 records verified bit-exact"), std::string::npos) << r.out;
   const nlohmann::json j = nlohmann::json::parse(std::ifstream(dir / "log.json"));
-  ASSERT_EQ(j["records"].size(), 9u);
+  ASSERT_EQ(j["records"].size(), 10u);
   EXPECT_TRUE(j["configs"].contains("pynq_4x8_i8w8a32_15_16_16_18"));
   EXPECT_EQ(j["records"][0]["line"], 3);
   std::ifstream csv(dir / "log.csv");
   int rows = 0;
   for (std::string l; std::getline(csv, l);) ++rows;
-  EXPECT_EQ(rows, 10);
+  EXPECT_EQ(rows, 11);
   // Existing outputs are not overwritten without --force.
   const auto again = run_tauvta("op --log " + kSample + " --csv " + (dir / "log.csv").string());
   EXPECT_EQ(again.code, 1);

@@ -27,9 +27,9 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST(TuningRecord, ReadsTheSampleLogLikeTopHubs) {
   const TuningLog log = read_tuning_log(kSample);
-  ASSERT_EQ(log.records.size(), 9u);
+  ASSERT_EQ(log.records.size(), 10u);
   EXPECT_EQ(log.other_records, 1);  // the arm_cpu record
-  EXPECT_EQ(log.comment_lines, 5);
+  EXPECT_EQ(log.comment_lines, 6);
 
   const TuningRecord& first = log.records[0];
   EXPECT_EQ(first.line, 3);
@@ -73,6 +73,18 @@ TEST(TuningRecord, ReadsTheSampleLogLikeTopHubs) {
   EXPECT_EQ(c4.batch(), 4);
   EXPECT_EQ(c4.block_in(), 8);
   EXPECT_EQ(c4.log_acc_buff_size, 18);
+  EXPECT_TRUE(record_blocking_matches(b4, c4));
+
+  // Tensors blocked 1x16 under a 4x8 target: the knobs count 1x16 blocks.
+  const TuningRecord& odd = log.records[9];
+  EXPECT_EQ(odd.workload.to_string(), "dense 4x128 -> 64");
+  EXPECT_EQ(odd.block_batch, 1);
+  EXPECT_EQ(odd.block_in, 16);
+  EXPECT_FALSE(record_blocking_matches(odd, c4));
+  std::vector<std::string> notes;
+  const Schedule s = record_schedule(odd, c4, &notes);
+  EXPECT_EQ(s.to_string(OpKind::kDense), "tile_b=-1x1,tile_ci=-1x16,tile_co=-1x2,oc_nthread=1");
+  ASSERT_EQ(notes.size(), 1u);
 }
 
 TEST(TuningRecord, WriterRoundTripsEveryTaskOnTwoConfigs) {
