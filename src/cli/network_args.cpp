@@ -1,5 +1,9 @@
 #include "cli/network_args.h"
 
+#include <cctype>
+
+#include <algorithm>
+
 #include <filesystem>
 #include <iostream>
 
@@ -51,6 +55,30 @@ nlohmann::json placement_json(const backend::CompiledNetwork& net) {
   return j;
 }
 
+namespace {
+
+// The compiler's placement, after the pipeline's own dumps (NN-<pass>.txt) in the same folder:
+// where every layer runs and why, and each accelerator layer's workload and schedule.
+void write_placement_dump(const std::string& dir, const backend::CompiledNetwork& net, bool force) {
+  int next = 1;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string f = e.path().filename().string();
+    if (f.size() > 3 && std::isdigit(static_cast<unsigned char>(f[0])) && std::isdigit(static_cast<unsigned char>(f[1])) &&
+        f[2] == '-') {
+      next = std::max(next, std::stoi(f.substr(0, 2)) + 1);
+    }
+  }
+  std::string text = fmt::format("placement on {}\n{}\nschedules\n", net.config.name(), placement_table(net));
+  for (const backend::NetworkLayer& l : net.layers) {
+    if (!l.schedule || !l.workload) continue;
+    text += fmt::format("  {}: {}\n    {} ({})\n", l.name, l.workload->to_string(), l.schedule->to_string(l.workload->kind),
+                        l.schedule_source);
+  }
+  write_text(std::filesystem::path(dir) / fmt::format("{:02}-placement.txt", next), text, force);
+}
+
+}  // namespace
+
 BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n) {
   BuiltNetwork b;
   if (backend::is_network_artifact(m.model)) {
@@ -72,6 +100,7 @@ BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n) {
   backend::CompileOptions co = tuning_options(n.tuning_log, o.config, b.report);  // cli/tuning_options.cpp
   co.batch = n.batch;
   b.net = backend::compile_network(b.model->quant.graph, o.config, co);
+  if (!m.dump_passes.empty()) write_placement_dump(m.dump_passes, b.net, m.force);
   return b;
 }
 
