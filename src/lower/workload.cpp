@@ -1,8 +1,11 @@
 #include "lower/workload.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "graph/tensor.h"
 
 namespace tauvta::lower {
 
@@ -89,9 +92,29 @@ void ConvWorkload::validate() const {
   for (auto [f, v] : {std::pair{"batch", batch}, std::pair{"in_channels", in_channels},
                       std::pair{"height", height}, std::pair{"width", width},
                       std::pair{"out_channels", out_channels}, std::pair{"kernel_h", kernel_h},
-                      std::pair{"kernel_w", kernel_w}}) {
+                      std::pair{"kernel_w", kernel_w}, std::pair{"stride_h", stride_h},
+                      std::pair{"stride_w", stride_w}, std::pair{"dilation_h", dilation_h},
+                      std::pair{"dilation_w", dilation_w}, std::pair{"pad_top", pad_top},
+                      std::pair{"pad_left", pad_left}, std::pair{"pad_bottom", pad_bottom},
+                      std::pair{"pad_right", pad_right}}) {
     if (v > limit) throw Error(fmt::format("workload: {} {} exceeds {}", f, v, limit));
   }
+  if (kind == OpKind::kConv2dTranspose) {
+    // ONNX and PyTorch: output padding below the stride or the dilation.
+    if (output_pad_h >= std::max(stride_h, dilation_h) || output_pad_w >= std::max(stride_w, dilation_w)) {
+      throw Error(fmt::format("workload: output padding {}x{} must be smaller than the stride {}x{} or the "
+                              "dilation {}x{}",
+                              output_pad_h, output_pad_w, stride_h, stride_w, dilation_h, dilation_w));
+    }
+  } else if (output_pad_h != 0 || output_pad_w != 0) {
+    throw Error(fmt::format("workload: output padding {}x{} is only for conv2d_transpose", output_pad_h, output_pad_w));
+  }
+  // Host copies of the operands are int64: refuse sizes the process would not hold.
+  graph::check_tensor_size(graph::DType::kInt64, {batch, in_channels, height, width}, "workload: the input,");
+  graph::check_tensor_size(graph::DType::kInt64, {batch, out_channels, out_height(), out_width()},
+                           "workload: the output,");
+  graph::check_tensor_size(graph::DType::kInt64, {out_channels, in_channels / groups, kernel_h, kernel_w},
+                           "workload: the weights,");
 }
 
 std::string ConvWorkload::to_string() const {

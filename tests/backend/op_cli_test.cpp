@@ -3,6 +3,7 @@
 // and the must-fail messages for illegal knobs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -102,6 +103,28 @@ TEST(OpCli, IllegalKnobsAreRefusedNamingTheKnob) {
   r = run_tauvta("op --record '{\"input\": [\"llvm -device=arm_cpu\", \"conv2d_nchw.arm_cpu\", []]}'");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("not a VTA record"), std::string::npos) << r.out;
+}
+
+TEST(OpCli, BadWorkloadsAreOneLineErrors) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"op conv2d --ci -3 --co 16", "workload: in_channels must be at least 1, got -3"},
+      {"op conv2d --ci 16 --co 16 --groups 3", "workload: groups 3 must divide in_channels 16 and out_channels 16"},
+      {"op conv2d_transpose --ci 16 --co 16 --height 4 --width 4 --kernel 4 --stride 2 --output-padding 3",
+       "workload: output padding 3x3 must be smaller than the stride 2x2 or the dilation 1x1"},
+      {"op conv2d --ci 16 --co 16 --height 4 --width 4 --output-padding 1",
+       "workload: output padding 1x1 is only for conv2d_transpose"},
+      {"op conv2d --ci 1048576 --co 16 --height 100000 --width 1000 --timing-only",
+       "workload: the input, int64 [1,1048576,100000,1000] would take"},
+      {"op conv2d --ci 16 --co 16 --kernel 3x", "--kernel '3x': expected N or HxW"},
+      {"op --log /nonexistent/x.log", "/nonexistent/x.log: cannot open tuning log"},
+      {"op", "op: give the operator"},
+  };
+  for (const auto& [cmd, want] : cases) {
+    const auto r = run_tauvta(cmd);
+    EXPECT_EQ(r.code, 1) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos) << cmd << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << cmd << "\n" << r.out;
+  }
 }
 
 TEST(OpCli, ConfigNamesSelectTheHardware) {
