@@ -16,14 +16,14 @@ std::string schedule_text(const NetworkLayer& l) {
   return l.schedule->to_string(l.workload->kind);
 }
 
+}  // namespace
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return q + "\"";
 }
-
-}  // namespace
 
 LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const LayerRun& r) {
   LayerFigures f;

@@ -38,4 +38,7 @@ nlohmann::json network_report_json(const CompiledNetwork& net, const NetworkRun&
 std::string network_report_table(const CompiledNetwork& net, const NetworkRun& run);
 std::string network_report_csv(const CompiledNetwork& net, const NetworkRun& run);
 
+// One CSV field (RFC 4180): quoted when it holds a comma, quote or newline.
+std::string csv_field(const std::string& s);
+
 }  // namespace tauvta::backend

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "backend/network_report.h"
 #include "backend/op_runner.h"
 #include "cli/cli_io.h"
 #include "cli/progress.h"
@@ -26,13 +27,6 @@ struct Row {
   backend::OpRun run;
   std::string error;  // non-empty: the record could not run
 };
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return q + "\"";
-}
 
 }  // namespace
 
@@ -112,11 +106,11 @@ void run_op_log(const OpLogArgs& a) {
     if (std::isfinite(board)) j["board_seconds"] = board;
     jrows.push_back(j);
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.line, lower::op_kind_task(r.workload.kind),
-                       row.config_name, csv_field(r.workload.to_string()),
-                       csv_field(row.schedule.to_string(r.workload.kind)), ran ? fmt::format("{}", row.run.report.cycles) : "",
+                       row.config_name, backend::csv_field(r.workload.to_string()),
+                       backend::csv_field(row.schedule.to_string(r.workload.kind)), ran ? fmt::format("{}", row.run.report.cycles) : "",
                        ran ? fmt::format("{}", row.run.seconds_at_clock) : "", ran ? fmt::format("{}", row.run.gops) : "",
                        ran ? fmt::format("{}", row.run.report.gemm_utilization()) : "",
-                       std::isfinite(board) ? fmt::format("{}", board) : "", csv_field(result));
+                       std::isfinite(board) ? fmt::format("{}", board) : "", backend::csv_field(result));
   }
   out += fmt::format("\n{} of {} records {} in {:.2f} s\n", rows.size() - size_t(failed), rows.size(),
                      a.timing_only ? "timed" : "verified bit-exact", wall);
