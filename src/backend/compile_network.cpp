@@ -1,5 +1,6 @@
 #include "backend/compile_network.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -135,6 +136,7 @@ class NetworkCompiler {
   }
 
   void place(const graph::Node& n) {
+    if (fused_.count(n.name)) return;  // computed by the layer it was fused into
     NetworkLayer l = base_layer(n);
     if (!n.outputs.empty() && net_.views.count(n.outputs[0])) {
       l.op = "view";
@@ -215,6 +217,56 @@ class NetworkCompiler {
     return name;
   }
 
+  // The QAdd to fuse after convolution `n`, with cl.spec.add filled in: `n`'s output feeds only
+  // that add, the add's other operand (same shape) exists before `n` runs, and the add fits the
+  // convolution's epilogue. Otherwise nullptr (the add stays its own layer).
+  const graph::Node* fuse_residual_add(const graph::Node& n, ConvLayer& cl) {
+    const std::vector<const graph::Node*> users = g_.consumers(n.outputs[0]);
+    if (users.size() != 1 || users[0]->op_type != "QAdd") return nullptr;
+    if (std::find(g_.outputs.begin(), g_.outputs.end(), n.outputs[0]) != g_.outputs.end()) return nullptr;
+    const graph::Node& add = *users[0];
+    const bool conv_is_lhs = add.input(0) == n.outputs[0];
+    const std::string& other = conv_is_lhs ? add.input(1) : add.input(0);
+    if (other == n.outputs[0]) return nullptr;
+    if (const graph::Node* p = g_.producer(other); p != nullptr) {
+      bool placed = false;
+      for (const NetworkLayer& done : net_.layers) {
+        placed = placed || std::find(done.nodes.begin(), done.nodes.end(), p->name) != done.nodes.end();
+      }
+      if (!placed) return nullptr;
+    }
+    lower::AddSpec a;
+    try {
+      a = add_spec(g_, add, c_);
+    } catch (const Error&) {
+      return nullptr;
+    }
+    if (!lower::add_problem(c_, a).empty()) return nullptr;
+    const int64_t conv_shl = -(conv_is_lhs ? a.lhs_shift : a.rhs_shift);
+    const int64_t other_shl = -(conv_is_lhs ? a.rhs_shift : a.lhs_shift);
+    if (conv_shl < 0 || other_shl < 0 || other_shl > 30) return nullptr;
+    lower::FusedAdd f;
+    f.conv_shl = conv_shl;
+    f.other_scale = int64_t(1) << other_shl;
+    f.shift = a.shift;
+    f.clip_min = a.clip_min;
+    f.clip_max = a.clip_max;
+    if (!lower::fused_add_problem(c_, cl.spec, f).empty()) return nullptr;
+    cl.spec.add = f;
+    // The fused tiles must still fit: when even the smallest tiles on one thread do not, no
+    // schedule does, and the add stays separate.
+    lower::Schedule smallest;
+    for (lower::Split* sp : {&smallest.tile_b, &smallest.tile_h, &smallest.tile_w, &smallest.tile_ci, &smallest.tile_co}) {
+      *sp = lower::Split{-1, 1};
+    }
+    const lower::ConvGeometry geo = lower::conv_geometry(c_, cl.spec.w);
+    if (!lower::schedule_problem(c_, cl.spec.w, geo, smallest, cl.spec.needs(c_), nullptr).empty()) {
+      cl.spec.add.reset();
+      return nullptr;
+    }
+    return &add;
+  }
+
   // Lowers `n` onto the accelerator and fills `l`; returns the reason when it cannot.
   std::string try_accelerator(const graph::Node& n, NetworkLayer& l) {
     const std::string& op = n.op_type;
@@ -226,7 +278,8 @@ class NetworkCompiler {
                                      : avg_pool_layer(g_, n, c_);
       std::string input = n.input(0);
       if (op == "QConv") input = maybe_fold_columns(n, cl);
-      const int64_t pieces = cl.spec.acc_vectors(c_);
+      const graph::Node* add = op == "QConv" ? fuse_residual_add(n, cl) : nullptr;
+      const lower::LayerNeeds pieces = cl.spec.needs(c_);
       lower::Schedule s;
       l.schedule_source = "default heuristic";
       bool chosen = false;
@@ -242,15 +295,37 @@ class NetworkCompiler {
           l.schedule_source = fmt::format("default heuristic ({} is illegal here: {})", it->second.source, e.what());
         }
       }
+      if (!chosen && pieces.residual) {
+        // The unfused layer's heuristic choice when the residual tile still fits beside it:
+        // layers that share a workload then share one heuristic search.
+        const lower::Schedule plain = lower::default_schedule(c_, cl.spec.w, lower::LayerNeeds{pieces.acc_vectors, false});
+        const lower::ConvGeometry geo = lower::conv_geometry(c_, cl.spec.w);
+        if (lower::schedule_problem(c_, cl.spec.w, geo, plain, pieces, nullptr).empty()) {
+          s = plain;
+          chosen = true;
+        }
+      }
       if (!chosen) s = lower::default_schedule(c_, cl.spec.w, pieces);
       const runtime::DramBuffer& in = dram(input, c_.block_in());
-      const runtime::DramBuffer& out = dram(n.outputs[0], c_.block_out());
+      const std::string other = add ? (add->input(0) == n.outputs[0] ? add->input(1) : add->input(0)) : "";
+      const runtime::DramBuffer* residual = add ? &dram(other, c_.block_in()) : nullptr;
+      const runtime::DramBuffer& out = dram(add ? add->outputs[0] : n.outputs[0], c_.block_out());
       lowering_started_ = true;
       l.program_layer = pb_.begin_layer(n.name);
-      lower::lower_conv(pb_, cl.spec, s, in, out);
+      lower::lower_conv(pb_, cl.spec, s, in, out, residual);
       if (input != n.input(0)) {
         l.inputs = {input};
         cl.reason += fmt::format(" (kernel columns folded into the {} input channels on the host)", cl.spec.w.in_channels);
+      }
+      if (add) {
+        fused_.insert(add->name);
+        l.nodes.push_back(add->name);
+        l.inputs.push_back(other);
+        l.outputs = {add->outputs[0]};
+        cl.op += "+add";
+        cl.reason += fmt::format("; the residual add '{}' (+ its clip) fused: the other operand joins the "
+                                 "accumulators through a scaled identity tile",
+                                 add->name);
       }
       l.op = cl.op;
       l.placement = Placement::kVta;
@@ -299,6 +374,7 @@ class NetworkCompiler {
   std::map<std::string, runtime::DramBuffer> buffers_;
   double lower_seconds_ = 0;
   bool lowering_started_ = false;
+  std::set<std::string> fused_;  // graph nodes computed inside another node's layer
 };
 
 }  // namespace

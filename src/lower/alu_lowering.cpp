@@ -15,16 +15,8 @@ using hw::MemId;
 using hw::Module;
 using runtime::UopKind;
 
-namespace {
-
-// ALU sources are accumulator indices decoded with the input-index width.
-int64_t alu_acc_limit(const hw::HwConfig& c) {
-  return std::min<int64_t>(c.acc_depth(), int64_t(1) << c.log_inp_depth());
-}
-
 int64_t weight_max(const hw::HwConfig& c) { return (int64_t(1) << (c.wgt_width() - 1)) - 1; }
 
-// A weight tile holding `scale` on the diagonal (BLOCK_IN == BLOCK_OUT).
 std::vector<uint8_t> diagonal_tile(const hw::HwConfig& c, int64_t scale) {
   std::vector<uint8_t> t(size_t(c.wgt_elem_bytes()), 0);
   for (int64_t i = 0; i < c.block_in(); ++i) {
@@ -42,6 +34,14 @@ std::string identity_problem(const hw::HwConfig& c) {
   if (weight_max(c) < 1) return "1-bit weights cannot hold the identity (+1)";
   return "";
 }
+
+namespace {
+
+// ALU sources are accumulator indices decoded with the input-index width.
+int64_t alu_acc_limit(const hw::HwConfig& c) {
+  return std::min<int64_t>(c.acc_depth(), int64_t(1) << c.log_inp_depth());
+}
+
 
 }  // namespace
 

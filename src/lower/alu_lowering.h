@@ -28,6 +28,13 @@ struct AddSpec {
   int acc_bits = 32;
 };
 
+// The largest weight value; a weight tile holding `scale` on its diagonal (BLOCK_IN ==
+// BLOCK_OUT), which moves (and scales) inputs into the accumulators through the GEMM core; why
+// the config has no such tile (empty when it has).
+int64_t weight_max(const hw::HwConfig& c);
+std::vector<uint8_t> diagonal_tile(const hw::HwConfig& c, int64_t scale);
+std::string identity_problem(const hw::HwConfig& c);
+
 // Why the config cannot run these (empty when it can).
 std::string max_pool_problem(const hw::HwConfig& c, const MaxPoolSpec& p);
 std::string add_problem(const hw::HwConfig& c, const AddSpec& a);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "lower/alu_lowering.h"
 #include "lower/requant_alu.h"
 #include "lower/tensor_layout.h"
 #include "lower/uop_nest.h"
@@ -77,14 +78,43 @@ int64_t ConvLayerSpec::acc_vectors(const hw::HwConfig& c) const {
   return requant_vectors(c, bias, channel_shifts(), acc_bits, w.out_channels).acc_vectors();
 }
 
+namespace {
+
+RequantVectors fused_add_vectors(const hw::HwConfig& c, const FusedAdd& a, int acc_bits) {
+  return requant_vectors(c, {}, std::vector<int64_t>(size_t(c.block_out()), a.shift), acc_bits, c.block_out());
+}
+
+}  // namespace
+
+std::string fused_add_problem(const hw::HwConfig& c, const ConvLayerSpec& spec, const FusedAdd& a) {
+  if (std::string why = identity_problem(c); !why.empty()) return why;
+  if (spec.w.kind == OpKind::kConv2dTranspose) return "a transposed convolution";
+  if (a.other_scale < 1 || a.other_scale > weight_max(c)) {
+    return fmt::format("the other operand's scale {} does not fit a weight", a.other_scale);
+  }
+  if (a.conv_shl < 0 || a.conv_shl >= c.acc_width()) return fmt::format("a shift of {}", a.conv_shl);
+  if (!fused_add_vectors(c, a, spec.acc_bits).imm_only) return "its rounding constant needs an accumulator vector";
+  return "";
+}
+
 void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s,
-                const runtime::DramBuffer& input, const runtime::DramBuffer& output) {
+                const runtime::DramBuffer& input, const runtime::DramBuffer& output,
+                const runtime::DramBuffer* residual) {
   const hw::HwConfig& c = pb.config();
   const ConvWorkload& w = spec.w;
   const ConvGeometry g = conv_geometry(c, w);
   const std::vector<int64_t> shifts = spec.channel_shifts();
   const RequantVectors rv = requant_vectors(c, spec.bias, shifts, spec.acc_bits, w.out_channels);
-  const ConvTiling t = resolve_schedule(c, w, s, rv.acc_vectors());
+  const bool fused = spec.add.has_value();
+  if (fused != (residual != nullptr)) throw InternalError("lower_conv: a fused add needs its residual operand");
+  if (fused) {
+    if (std::string why = fused_add_problem(c, spec, *spec.add); !why.empty()) {
+      throw Error("fused add: " + why);
+    }
+  }
+  const RequantVectors arv = fused ? fused_add_vectors(c, *spec.add, spec.acc_bits) : RequantVectors{};
+  const ConvTiling t = resolve_schedule(c, w, s, LayerNeeds{rv.acc_vectors(), fused});
+  const uint32_t ident_wgt = uint32_t(c.wgt_depth() - 1);
   runtime::CommandBuilder& cb = pb.cb();
   const bool transposed = w.kind == OpKind::kConv2dTranspose;
   // First input row (column) and count an output tile reads. A transposed convolution's output
@@ -109,6 +139,8 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   const runtime::DramBuffer wbuf = pb.alloc_constant(pack_conv_weights(c, wp, spec.weights));
   const runtime::DramBuffer vbuf = rv.packed.empty() ? runtime::DramBuffer{} : pb.alloc_constant(rv.packed);
   const bool bias_add = spec.force_bias_add || rv.any_bias;
+  const runtime::DramBuffer ident =
+      fused ? pb.alloc_constant(diagonal_tile(c, spec.add->other_scale)) : runtime::DramBuffer{};
 
   const int64_t KK = g.kh * g.kw, H = w.height, W = w.width, OH = g.oh, OW = g.ow;
   const int vt = t.vt;
@@ -139,6 +171,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
       cb.load_2d(MemId::kAcc, uint32_t(k * g.cob), vbuf, uint64_t(k * g.cob_total + sg * g.cob),
                  uint32_t(g.cob), 1, uint32_t(g.cob));
     }
+    if (fused && sg == 0) cb.load_2d(MemId::kWgt, ident_wgt, ident, 0, 1, 1, 1);
     using Key = std::array<int64_t, 4>;
     std::vector<Key> inp_at(size_t(vt), Key{-1, -1, -1, -1}), wgt_at(size_t(vt), Key{-1, -1, -1, -1});
     uint64_t step = 0, item = 0;  // accumulator slot of an output tile: its index modulo vt
@@ -202,6 +235,21 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
               }
               wgt_at[part] = wk;
             }
+            if (fused && kc + 1 == t.ncit) {
+              // The residual tile, laid out like the accumulator tile, after the input tile.
+              for (int64_t b = 0; b < tb_i; ++b) {
+                for (int64_t co = 0; co < tco_i; ++co) {
+                  const uint32_t sram = inp_base + uint32_t(t.res_offset + (b * tco_i + co) * th_i * tw_i);
+                  const int64_t plane = (it.bt * t.tb + b) * g.cob_total + sg * g.cob + it.ct * t.tco + co;
+                  const uint64_t off = uint64_t((plane * OH + it.ht * t.th) * OW + it.wt * t.tw);
+                  if (tw_i == OW && th_i * OW <= 0xffff) {
+                    cb.load_2d(MemId::kInp, sram, *residual, off, uint32_t(th_i * OW), 1, uint32_t(th_i * OW));
+                  } else {
+                    cb.load_2d(MemId::kInp, sram, *residual, off, uint32_t(tw_i), uint32_t(th_i), uint32_t(OW));
+                  }
+                }
+              }
+            }
             cb.dep_push(Module::kLoad, Module::kCompute);
 
             // Compute: zero the accumulators once the store of the slot's last tile is done;
@@ -229,11 +277,26 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
               emit_transposed_gemms(cb, c, w, acc_base, inp_base, wgt_base, it.ht * t.th, it.wt * t.tw, th_i, tw_i,
                                     ih0, iw0, cols, tb_i, tci_i, tco_i);
             }
-            cb.dep_push(Module::kCompute, Module::kLoad);
+            if (!fused || kc + 1 < t.ncit) cb.dep_push(Module::kCompute, Module::kLoad);
             if (kc + 1 == t.ncit) {
               // Per-channel vectors of this tile's output-channel blocks start at it.ct * tco.
               emit_requant(cb, c, rv, acc_base, out_dims, uint32_t(it.ct * t.tco), uint32_t(g.cob),
                            /*channel_dim=*/1, bias_add, spec.clip_min, spec.clip_max);
+              if (fused) {
+                // The residual joins the clipped result; its INP part is free once it has.
+                std::vector<NestDim> imm = out_dims;
+                if (spec.add->conv_shl > 0) {
+                  const runtime::UopKernel k = make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm);
+                  for (int64_t piece : shift_pieces(c, -spec.add->conv_shl)) {
+                    cb.alu(k, hw::AluOp::kShr, true, int32_t(piece));
+                  }
+                }
+                std::vector<NestDim> rd = out_dims;
+                for (NestDim& d : rd) d.src = d.dst;
+                cb.gemm(make_nest_kernel(c, UopKind::kGemm, acc_base, inp_base + uint32_t(t.res_offset), ident_wgt, rd));
+                cb.dep_push(Module::kCompute, Module::kLoad);
+                emit_requant(cb, c, arv, acc_base, out_dims, 0, 0, -1, false, spec.add->clip_min, spec.add->clip_max);
+              }
               cb.dep_push(Module::kCompute, Module::kStore);
             }
           }

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "lower/conv_plan.h"
@@ -15,6 +17,18 @@
 #include "runtime/device.h"
 
 namespace tauvta::lower {
+
+// A residual add fused after the convolution (the graph's QAdd of the convolution's output and
+// another activation of the same shape): the requantized, clipped convolution result is shifted
+// left by conv_shl, the other operand joins it through the GEMM core with `other_scale` on an
+// identity tile's diagonal, then ADD of the rounding constant, SHR by `shift`, MIN and MAX. The
+// integer reference computes the same two nodes, so results stay bit-exact.
+struct FusedAdd {
+  int64_t conv_shl = 0;     // left shift of the convolution's output (>= 0)
+  int64_t other_scale = 1;  // 2^(left shift) of the other operand, within the weight range
+  int64_t shift = 0;
+  int64_t clip_min = -128, clip_max = 127;
+};
 
 // A quantized convolution-family layer: workload, integer weights and requantization.
 struct ConvLayerSpec {
@@ -32,13 +46,21 @@ struct ConvLayerSpec {
   // Per-channel vectors its requantization keeps in the accumulators (0 when immediates do):
   // the `acc_vectors` that schedule legality, the space and the heuristic take.
   int64_t acc_vectors(const hw::HwConfig& c) const;
+  std::optional<FusedAdd> add;  // a residual add fused after it
+  // acc_vectors and whether a residual tile needs INP space: what legality takes.
+  LayerNeeds needs(const hw::HwConfig& c) const { return {acc_vectors(c), add.has_value()}; }
 };
+
+// Why `a` cannot be fused after a convolution of `spec` on this config (empty when it can).
+std::string fused_add_problem(const hw::HwConfig& c, const ConvLayerSpec& spec, const FusedAdd& a);
 
 // Emits the layer into `pb`'s current layer. `input` holds [N/B][CI/BI][H][W] INP elements,
 // `output` receives [N/B][CO/BO][OH][OW] OUT elements. Throws tauvta::Error when the schedule is
 // illegal (naming the knob) or the workload cannot map (saying why).
+// With spec.add, `residual` holds the add's other operand in the output's layout.
 void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s,
-                const runtime::DramBuffer& input, const runtime::DramBuffer& output);
+                const runtime::DramBuffer& input, const runtime::DramBuffer& output,
+                const runtime::DramBuffer* residual = nullptr);
 
 // A standalone program of one workload with placeholder data (for timing: cycles do not depend
 // on values), one layer named after the workload.

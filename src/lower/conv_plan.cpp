@@ -121,7 +121,7 @@ Schedule with_derived_outers(const hw::HwConfig& c, const ConvWorkload& w, const
 }
 
 std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const ConvGeometry& g,
-                             const Schedule& s, int64_t acc_vectors, ConvTiling* out) {
+                             const Schedule& s, LayerNeeds needs, ConvTiling* out) {
   ConvTiling t;
   t.w = w;
   struct Axis {
@@ -158,16 +158,23 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
   t.hn = s.h_nthread;
   t.on = s.oc_nthread;
   t.vt = t.hn * t.on;
-  t.acc_vectors = acc_vectors;
-  t.reserved_acc = g.cob * acc_vectors;
+  t.acc_vectors = needs.acc_vectors;
+  t.residual = needs.residual;
+  t.reserved_acc = g.cob * needs.acc_vectors;
   t.inp_part = int64_t(c.inp_depth()) / t.vt;
-  t.wgt_part = int64_t(c.wgt_depth()) / t.vt;
+  t.wgt_part = (int64_t(c.wgt_depth()) - (t.residual ? 1 : 0)) / t.vt;  // the last: the identity tile
   t.acc_slot = (int64_t(c.acc_depth()) - t.reserved_acc) / t.vt;
   const int64_t in_tile = t.tb * t.tci * t.rows(t.th) * t.cols(t.tw);
   if (in_tile > t.inp_part) {
     return fmt::format("tile_h/tile_w/tile_ci: an input tile of {} x {} x {}x{} = {} INP elements "
                        "exceeds the {} of each of {} virtual thread(s)",
                        t.tb, t.tci, t.rows(t.th), t.cols(t.tw), in_tile, t.inp_part, t.vt);
+  }
+  t.res_offset = in_tile;
+  if (t.residual && in_tile + t.tb * t.tco * t.th * t.tw > t.inp_part) {
+    return fmt::format("tile_b/tile_co/tile_h/tile_w: an input tile of {} plus the fused residual tile of {} x {} "
+                       "x {}x{} INP elements exceeds the {} of each of {} virtual thread(s)",
+                       in_tile, t.tb, t.tco, t.th, t.tw, t.inp_part, t.vt);
   }
   const int64_t w_tile = t.tco * t.tci * g.kh * g.kw;
   if (w_tile > t.wgt_part) {
@@ -187,10 +194,10 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
 }
 
 ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
-                            int64_t acc_vectors) {
+                            LayerNeeds needs) {
   const ConvGeometry g = conv_geometry(c, w);
   ConvTiling t;
-  const std::string why = schedule_problem(c, w, g, s, acc_vectors, &t);
+  const std::string why = schedule_problem(c, w, g, s, needs, &t);
   if (!why.empty()) {
     throw Error(fmt::format("schedule {} is illegal for {} on {}: {}", s.to_string(w.kind),
                             w.to_string(), c.name(), why));
@@ -199,7 +206,7 @@ ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const 
 }
 
 std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& w,
-                                     int64_t acc_vectors) {
+                                     LayerNeeds needs) {
   const ConvGeometry g = conv_geometry(c, w);
   std::vector<Schedule> out;
   const auto bs = divisors(g.nb), hs = divisors(g.oh), ws = divisors(g.ow), cis = divisors(g.cib),
@@ -224,7 +231,7 @@ std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& 
                   if (th != 1 || tw != 1 || hn != 1) continue;
                   s.tile_h = s.tile_w = Split{};
                 }
-                if (schedule_problem(c, w, g, s, acc_vectors, nullptr).empty()) out.push_back(s);
+                if (schedule_problem(c, w, g, s, needs, nullptr).empty()) out.push_back(s);
               }
   return out;
 }

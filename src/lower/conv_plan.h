@@ -29,6 +29,17 @@ struct ConvGeometry {
 // places the layer on the CPU with that reason).
 ConvGeometry conv_geometry(const hw::HwConfig& c, const ConvWorkload& w);
 
+// What a layer's epilogue needs besides its tiles: per-channel requantization vectors in the
+// accumulators (RequantVectors::acc_vectors) and, for a residual add fused after it, an INP
+// region per virtual thread for the residual tile and one WGT element for its identity tile.
+struct LayerNeeds {
+  int64_t acc_vectors = 1;
+  bool residual = false;
+  LayerNeeds(int64_t vectors = 1, bool res = false) : acc_vectors(vectors), residual(res) {}  // NOLINT: from a count
+  friend bool operator==(const LayerNeeds&, const LayerNeeds&) = default;
+  friend auto operator<=>(const LayerNeeds&, const LayerNeeds&) = default;
+};
+
 // A schedule resolved against a geometry.
 struct ConvTiling {
   int64_t tb = 1, th = 1, tw = 1, tci = 1, tco = 1;  // tile sizes (blocks, rows, columns)
@@ -36,6 +47,8 @@ struct ConvTiling {
   int hn = 1, on = 1, vt = 1;     // h and oc virtual threads, vt = hn * on
   int64_t reserved_acc = 0;       // ACC elements for per-channel vectors, at index 0
   int64_t acc_vectors = 1;        // per-channel requantization vectors (RequantVectors::acc_vectors)
+  bool residual = false;          // a fused residual add: its tile follows the input tile in INP
+  int64_t res_offset = 0;         // INP offset of the residual tile within a thread's part
   int64_t inp_part = 0, wgt_part = 0, acc_slot = 0;  // SRAM elements per virtual thread
   // Input rows an output tile of th_i rows reads (an upper bound for transposed convolutions).
   int64_t rows(int64_t th_i) const;
@@ -53,21 +66,21 @@ Schedule with_derived_outers(const hw::HwConfig& c, const ConvWorkload& w, const
 
 // Resolves `s`; returns an empty string when legal, else the reason naming the knob.
 std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const ConvGeometry& g,
-                             const Schedule& s, int64_t acc_vectors, ConvTiling* out);
+                             const Schedule& s, LayerNeeds needs, ConvTiling* out);
 // Throws tauvta::Error with schedule_problem's reason.
 ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
-                            int64_t acc_vectors = 1);
+                            LayerNeeds needs = {});
 
 // Every legal schedule: tile sizes that divide their axis (TVM's factor splits) plus the whole
 // axis, and both virtual-thread counts.
 std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& w,
-                                     int64_t acc_vectors = 1);
+                                     LayerNeeds needs = {});
 
 // Estimated cycles of a schedule from the timing parameters (used to rank candidates).
 double estimate_cycles(const hw::HwConfig& c, const ConvWorkload& w, const ConvTiling& t);
 
 // The default heuristic: the best few of schedule_space by estimate_cycles, then the fastest
 // of those by the timing model on the lowered program.
-Schedule default_schedule(const hw::HwConfig& c, const ConvWorkload& w, int64_t acc_vectors = 1);
+Schedule default_schedule(const hw::HwConfig& c, const ConvWorkload& w, LayerNeeds needs = {});
 
 }  // namespace tauvta::lower

@@ -19,21 +19,21 @@ namespace {
 constexpr size_t kSimulated = 6;
 
 std::mutex cache_mutex;
-std::map<std::tuple<std::string, std::string, ConvWorkload, int64_t>, Schedule>& cache() {
-  static std::map<std::tuple<std::string, std::string, ConvWorkload, int64_t>, Schedule> m;
+std::map<std::tuple<std::string, std::string, ConvWorkload, LayerNeeds>, Schedule>& cache() {
+  static std::map<std::tuple<std::string, std::string, ConvWorkload, LayerNeeds>, Schedule> m;
   return m;
 }
 
 }  // namespace
 
-Schedule default_schedule(const hw::HwConfig& c, const ConvWorkload& w, int64_t acc_vectors) {
-  const auto key = std::make_tuple(c.name(), c.to_json().dump(), w, acc_vectors);
+Schedule default_schedule(const hw::HwConfig& c, const ConvWorkload& w, LayerNeeds needs) {
+  const auto key = std::make_tuple(c.name(), c.to_json().dump(), w, needs);
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     if (auto it = cache().find(key); it != cache().end()) return it->second;
   }
   const ConvGeometry g = conv_geometry(c, w);
-  std::vector<Schedule> space = schedule_space(c, w, acc_vectors);
+  std::vector<Schedule> space = schedule_space(c, w, needs);
   if (space.empty()) {
     throw Error("no schedule of " + w.to_string() + " fits config " + c.name());
   }
@@ -41,7 +41,7 @@ Schedule default_schedule(const hw::HwConfig& c, const ConvWorkload& w, int64_t 
   ranked.reserve(space.size());
   for (size_t i = 0; i < space.size(); ++i) {
     ConvTiling t;
-    schedule_problem(c, w, g, space[i], acc_vectors, &t);
+    schedule_problem(c, w, g, space[i], needs, &t);
     ranked.emplace_back(estimate_cycles(c, w, t), i);
   }
   const size_t k = std::min(kSimulated, ranked.size());

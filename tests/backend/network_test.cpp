@@ -15,6 +15,7 @@
 #include "common/error.h"
 
 #include <cstdlib>
+#include <map>
 
 namespace {
 
@@ -55,18 +56,37 @@ void check_network(const hw::HwConfig& c, const graph::Graph& q, const cpu::Tens
   backend::CompileOptions co;
   co.batch = in.begin()->second.shape()[0];
   const backend::CompiledNetwork net = backend::compile_network(q, c, co);
+  // Every graph node is computed by exactly one layer (fused nodes by the layer they joined).
+  std::map<std::string, int> computed;
+  size_t fused_adds = 0;
   for (const backend::NetworkLayer& l : net.layers) {
-    for (const std::string& op : must_be_on_vta) {
+    fused_adds += l.op.find("+add") != std::string::npos ? 1 : 0;
+    for (const std::string& name : l.nodes) {
+      ++computed[name];
       const graph::Node* n = nullptr;
       for (const graph::Node& x : q.nodes) {
-        if (x.name == l.name) n = &x;
+        if (x.name == name) n = &x;
       }
-      ASSERT_NE(n, nullptr);
-      if (n->op_type == op) {
-        EXPECT_EQ(l.placement, backend::Placement::kVta) << l.name << " (" << op << "): " << l.reason;
+      ASSERT_NE(n, nullptr) << name;
+      for (const std::string& op : must_be_on_vta) {
+        if (n->op_type == op) {
+          EXPECT_EQ(l.placement, backend::Placement::kVta) << name << " (" << op << "): " << l.reason;
+        }
       }
     }
   }
+  size_t adds_after_convs = 0;
+  for (const graph::Node& x : q.nodes) {
+    EXPECT_EQ(computed[x.name], 1) << x.name;
+    if (x.op_type != "QAdd") continue;
+    for (const std::string& v : x.inputs) {
+      const graph::Node* p = q.producer(v);
+      if (p && p->op_type == "QConv" && q.consumers(v).size() == 1) ++adds_after_convs;
+    }
+  }
+  // A residual add that follows a convolution is fused into it (the other operand always exists
+  // by then in these networks, and their tiles fit).
+  EXPECT_EQ(fused_adds > 0, adds_after_convs > 0);
   backend::NetworkRunner runner(net);
   backend::NetworkRunOptions o;
   o.check_hazards = true;
