@@ -85,6 +85,14 @@ TEST(RunCli, CompiledArtifactRunsWithoutTheOnnxFile) {
     EXPECT_EQ(got.shape(), want.shape()) << f.path();
     EXPECT_EQ(got.to_float(), want.to_float()) << f.path();
   }
+  // Its program disassembles, whole or one layer.
+  r = run_tauvta("disasm " + artifact);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("# layer /features/features.0/Conv (stream 0)"), std::string::npos) << r.out.substr(0, 300);
+  EXPECT_NE(r.out.find("GEMM"), std::string::npos);
+  r = run_tauvta("disasm " + artifact + " --layer /softmax/Softmax");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("no accelerator layer named '/softmax/Softmax'"), std::string::npos) << r.out;
   // The artifact is not overwritten without --force.
   r = run_tauvta("compile " + kModel + " -o " + artifact);
   EXPECT_EQ(r.code, 1) << r.out;
