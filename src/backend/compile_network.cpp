@@ -279,6 +279,18 @@ class NetworkCompiler {
       std::string input = n.input(0);
       if (op == "QConv") input = maybe_fold_columns(n, cl);
       const graph::Node* add = op == "QConv" ? fuse_residual_add(n, cl) : nullptr;
+      if (add) {
+        // A tuned schedule that only the fused residual tile makes illegal wins over the fusion.
+        if (auto it = options_.schedules.find(cl.spec.w); it != options_.schedules.end()) {
+          const lower::ConvGeometry geo = lower::conv_geometry(c_, cl.spec.w);
+          const lower::LayerNeeds plain{cl.spec.acc_vectors(c_), false};
+          if (!lower::schedule_problem(c_, cl.spec.w, geo, it->second.schedule, cl.spec.needs(c_), nullptr).empty() &&
+              lower::schedule_problem(c_, cl.spec.w, geo, it->second.schedule, plain, nullptr).empty()) {
+            cl.spec.add.reset();
+            add = nullptr;
+          }
+        }
+      }
       const lower::LayerNeeds pieces = cl.spec.needs(c_);
       lower::Schedule s;
       l.schedule_source = "default heuristic";
