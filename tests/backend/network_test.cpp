@@ -179,3 +179,41 @@ INSTANTIATE_TEST_SUITE_P(Models, GeneratedNetwork,
                          });
 
 }  // namespace
+
+namespace tauvta {
+namespace {
+
+// A tuned schedule beats the fusion it would not fit beside: ResNet-18's layer1 3x3 convs with
+// TopHub's knobs for that workload (legal alone, too large for the residual tile) keep their add
+// separate; without the log they are fused.
+TEST(Network, TunedScheduleKeepsTheAddSeparateWhenTheResidualWouldNotFit) {
+  const std::filesystem::path base = generated_model("resnet18");
+  const hw::HwConfig c = preset("pynq");
+  model::LoadOptions o;
+  o.quantize = true;
+  o.config = c;
+  o.calibrate = base.string() + "_input.npy";
+  const model::LoadedModel m = model::load_model(base.string() + ".onnx", o);
+  lower::ConvWorkload w;
+  w.in_channels = w.out_channels = 64;
+  w.height = w.width = 56;
+  w.kernel_h = w.kernel_w = 3;
+  w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = 1;
+  const lower::Schedule tuned =
+      lower::Schedule::parse("tile_b=1x1,tile_h=7x8,tile_w=1x56,tile_ci=4x1,tile_co=2x2,oc_nthread=2,h_nthread=1");
+  const auto count = [&](const backend::CompileOptions& co, const std::string& op, const std::string& source) {
+    const backend::CompiledNetwork net = backend::compile_network(m.quant.graph, c, co);
+    int n = 0;
+    for (const backend::NetworkLayer& l : net.layers) {
+      if (l.workload && *l.workload == w && l.op == op && l.schedule_source.find(source) != std::string::npos) ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count({}, "conv2d+add", "default heuristic"), 2);
+  backend::CompileOptions co;
+  co.schedules[w] = backend::ScheduleChoice{tuned, "test log line 1"};
+  EXPECT_EQ(count(co, "conv2d", "test log line 1"), 4);  // all four layer1 convs take the tuned knobs
+}
+
+}  // namespace
+}  // namespace tauvta
