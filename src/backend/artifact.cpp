@@ -146,40 +146,6 @@ graph::Graph graph_from(const json& j, const BlobReader& r) {
   return g;
 }
 
-json workload_json(const lower::ConvWorkload& w) {
-  return {{"kind", lower::op_kind_name(w.kind)}, {"batch", w.batch}, {"in_channels", w.in_channels},
-          {"height", w.height}, {"width", w.width}, {"out_channels", w.out_channels},
-          {"kernel", {w.kernel_h, w.kernel_w}}, {"stride", {w.stride_h, w.stride_w}},
-          {"pads", {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}},
-          {"dilation", {w.dilation_h, w.dilation_w}}, {"groups", w.groups},
-          {"output_padding", {w.output_pad_h, w.output_pad_w}}};
-}
-
-lower::ConvWorkload workload_from(const json& j) {
-  lower::ConvWorkload w;
-  w.kind = lower::parse_op_kind(j.at("kind").get<std::string>());
-  w.batch = j.at("batch");
-  w.in_channels = j.at("in_channels");
-  w.height = j.at("height");
-  w.width = j.at("width");
-  w.out_channels = j.at("out_channels");
-  w.kernel_h = j.at("kernel")[0];
-  w.kernel_w = j.at("kernel")[1];
-  w.stride_h = j.at("stride")[0];
-  w.stride_w = j.at("stride")[1];
-  w.pad_top = j.at("pads")[0];
-  w.pad_left = j.at("pads")[1];
-  w.pad_bottom = j.at("pads")[2];
-  w.pad_right = j.at("pads")[3];
-  w.dilation_h = j.at("dilation")[0];
-  w.dilation_w = j.at("dilation")[1];
-  w.groups = j.at("groups");
-  w.output_pad_h = j.at("output_padding")[0];
-  w.output_pad_w = j.at("output_padding")[1];
-  w.validate();
-  return w;
-}
-
 void put_u64(std::vector<uint8_t>& out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(uint8_t(v >> (8 * i)));
 }
@@ -205,7 +171,7 @@ std::vector<uint8_t> serialize_network(const CompiledNetwork& net) {
               {"reason", l.reason}, {"schedule_source", l.schedule_source}, {"macs", l.macs},
               {"program_layer", l.program_layer}, {"cpu_part", l.cpu_part}, {"inputs", l.inputs},
               {"outputs", l.outputs}};
-    if (l.workload) j["workload"] = workload_json(*l.workload);
+    if (l.workload) j["workload"] = lower::workload_to_json(*l.workload);
     if (l.schedule && l.workload) j["schedule"] = l.schedule->to_entity(l.workload->kind);
     layers.push_back(j);
   }
@@ -318,7 +284,7 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
       l.cpu_part = j.at("cpu_part");
       l.inputs = j.at("inputs").get<std::vector<std::string>>();
       l.outputs = j.at("outputs").get<std::vector<std::string>>();
-      if (j.contains("workload")) l.workload = workload_from(j.at("workload"));
+      if (j.contains("workload")) l.workload = lower::workload_from_json(j.at("workload"));
       if (j.contains("schedule")) l.schedule = lower::Schedule::from_entity(j.at("schedule"));
       net.layers.push_back(std::move(l));
     }

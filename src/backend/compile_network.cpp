@@ -344,6 +344,8 @@ class NetworkCompiler {
       l.reason = cl.reason;
       l.workload = cl.spec.w;
       l.schedule = s;
+      l.timing_spec = cl.spec;
+      l.timing_spec->weights = {};
       l.macs = cl.macs;
       return "";
     }

@@ -13,6 +13,7 @@
 
 #include "graph/graph.h"
 #include "hw/hw_config.h"
+#include "lower/conv_lowering.h"
 #include "lower/program.h"
 #include "lower/schedule.h"
 #include "lower/tensor_layout.h"
@@ -32,6 +33,9 @@ struct NetworkLayer {
   std::optional<lower::ConvWorkload> workload;
   std::optional<lower::Schedule> schedule;
   std::string schedule_source;     // "default heuristic", "tuning log line N", "given"
+  // The lowered layer without its weights (requantization, fused add): what the tuner times so
+  // its cycles are the network's. Set by compile_network, not kept in artifacts.
+  std::optional<lower::ConvLayerSpec> timing_spec;
   uint64_t macs = 0;               // useful multiply-accumulates
   int64_t program_layer = -1;      // Program::layers index (accelerator layers)
   int64_t cpu_part = -1;           // CompiledNetwork::cpu_parts index (CPU layers)

@@ -136,7 +136,12 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   wp.cib = g.cib;
   wp.cob = g.cob;
   wp.transposed = transposed;
-  const runtime::DramBuffer wbuf = pb.alloc_constant(pack_conv_weights(c, wp, spec.weights));
+  // No weights: a timing program (the heuristic's and the tuner's), whose cycles do not depend on
+  // values, so the packed tensor is only sized, never built.
+  const runtime::DramBuffer wbuf =
+      spec.weights.empty()
+          ? pb.alloc(uint64_t(g.supergroups * g.cob * g.cib * g.kh * g.kw) * uint64_t(c.wgt_elem_bytes()))
+          : pb.alloc_constant(pack_conv_weights(c, wp, spec.weights));
   const runtime::DramBuffer vbuf = rv.packed.empty() ? runtime::DramBuffer{} : pb.alloc_constant(rv.packed);
   const bool bias_add = spec.force_bias_add || rv.any_bias;
   const runtime::DramBuffer ident =
@@ -330,25 +335,31 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   }
 }
 
-Program lower_conv_workload(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s) {
-  ProgramBuilder pb(c);
+ConvLayerSpec timing_layer_spec(const ConvWorkload& w) {
   ConvLayerSpec spec;
   spec.w = w;
-  spec.weights.assign(size_t(w.out_channels * (w.in_channels / w.groups) * w.kernel_h * w.kernel_w), 0);
   spec.shifts = {8};
   spec.force_bias_add = true;
+  return spec;
+}
+
+Program lower_conv_program(const hw::HwConfig& c, const ConvLayerSpec& spec, const Schedule& s) {
+  ProgramBuilder pb(c);
+  const ConvWorkload& w = spec.w;
   const ConvGeometry g = conv_geometry(c, w);
-  const int64_t BI = c.block_in(), BO = c.block_out(), B = c.batch();
   const runtime::DramBuffer in =
       pb.alloc(uint64_t(g.nb * g.cib_total * w.height * w.width) * uint64_t(c.inp_elem_bytes()), "input");
-  const runtime::DramBuffer out =
-      pb.alloc(uint64_t(g.nb * g.cob_total * g.oh * g.ow) * uint64_t(c.out_elem_bytes()), "output");
-  (void)BI;
-  (void)BO;
-  (void)B;
+  const uint64_t out_bytes = uint64_t(g.nb * g.cob_total * g.oh * g.ow) * uint64_t(c.out_elem_bytes());
+  const runtime::DramBuffer out = pb.alloc(out_bytes, "output");
+  runtime::DramBuffer res;
+  if (spec.add) res = pb.alloc(uint64_t(g.nb * g.cob_total * g.oh * g.ow) * uint64_t(c.inp_elem_bytes()), "residual");
   pb.begin_layer(w.to_string());
-  lower_conv(pb, spec, s, in, out);
+  lower_conv(pb, spec, s, in, out, spec.add ? &res : nullptr);
   return pb.finish();
+}
+
+Program lower_conv_workload(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s) {
+  return lower_conv_program(c, timing_layer_spec(w), s);
 }
 
 }  // namespace tauvta::lower

@@ -33,7 +33,7 @@ struct FusedAdd {
 // A quantized convolution-family layer: workload, integer weights and requantization.
 struct ConvLayerSpec {
   ConvWorkload w;
-  std::vector<int32_t> weights;  // [CO][CI/groups][KH][KW]
+  std::vector<int32_t> weights;  // [CO][CI/groups][KH][KW]; empty: a timing program (no data)
   std::vector<int64_t> bias;     // [CO] in the accumulator's format; empty = none
   std::vector<int64_t> shifts;   // [CO], or one value for every channel
   int64_t clip_min = -128, clip_max = 127;
@@ -61,6 +61,14 @@ std::string fused_add_problem(const hw::HwConfig& c, const ConvLayerSpec& spec, 
 void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s,
                 const runtime::DramBuffer& input, const runtime::DramBuffer& output,
                 const runtime::DramBuffer* residual = nullptr);
+
+// The layer the heuristic times when a workload's data are not known: no weights, a uniform
+// shift, the bias ADD emitted.
+ConvLayerSpec timing_layer_spec(const ConvWorkload& w);
+
+// A standalone program of one layer (its weights packed when `spec` has them; a fused add's
+// residual operand in a region of its own), one layer named after the workload.
+Program lower_conv_program(const hw::HwConfig& c, const ConvLayerSpec& spec, const Schedule& s);
 
 // A standalone program of one workload with placeholder data (for timing: cycles do not depend
 // on values), one layer named after the workload.

@@ -58,6 +58,14 @@ class RecordingDriver final : public runtime::Driver {
       for (uint64_t a = lo; a < hi; ++a) bytes[a - addr] = c.bytes[a - c.offset];
     }
   }
+  sim::RunReport run_decoded(std::span<const hw::Insn> insns, const hw::IsaLayout&,
+                             const sim::RunOptions&) override {
+    ProgramStream s;
+    s.layer = layer_;
+    s.insns.assign(insns.begin(), insns.end());
+    program_.streams.push_back(std::move(s));
+    return sim::RunReport{};
+  }
   sim::RunReport run(std::span<const hw::RawInsn> raw, const sim::RunOptions&) override {
     ProgramStream s;
     s.layer = layer_;

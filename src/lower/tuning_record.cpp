@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "lower/conv_plan.h"
+#include "lower/tensor_layout.h"
 
 namespace tauvta::lower {
 namespace {
@@ -232,6 +233,14 @@ std::optional<TuningRecord> parse_tuning_record(const json& j, const std::string
   std::array<int64_t, 3> blocks{1, 1, 1};
   r.workload = workload_of(at, kind, input[2], blocks);
   std::tie(r.block_batch, r.block_in, r.block_out) = std::tuple(blocks[0], blocks[1], blocks[2]);
+  if (j.contains("tauvta_workload")) {
+    try {
+      r.workload = workload_from_json(j["tauvta_workload"]);
+    } catch (const Error& e) {
+      at.fail(std::string("tauvta_workload: ") + e.what());
+    }
+    if (r.workload.kind != kind) at.fail("tauvta_workload: its kind is not the task's");
+  }
   if (!j.contains("config") || !j["config"].is_object() || !j["config"].contains("entity")) {
     at.fail("no \"config\": {\"entity\": [...]}");
   }
@@ -295,22 +304,25 @@ json tuning_record_json(const hw::HwConfig& c, const ConvWorkload& w, const Sche
                         int64_t config_index) {
   const int64_t b = c.batch(), bi = c.block_in(), bo = c.block_out();
   const int64_t ci_group = w.kind == OpKind::kGroupConv2d ? w.in_channels / w.groups : w.in_channels;
-  if (w.batch % b != 0 || w.in_channels % bi != 0 || ci_group % bi != 0 || w.out_channels % bo != 0) {
-    throw Error(fmt::format("{} does not block onto {} (batch {}, channels in blocks of {} and {})",
-                            w.to_string(), c.name(), b, bi, bo));
-  }
+  // A workload whose sizes do not fill whole blocks (a column-folded first layer) is written
+  // with its blocked sizes rounded up, as the accelerator computes it, and its exact sizes under
+  // "tauvta_workload", which TVM ignores and our reader prefers.
+  const bool exact = w.batch % b == 0 && w.in_channels % bi == 0 && ci_group % bi == 0 && w.out_channels % bo == 0;
+  const auto up = [](int64_t v, int64_t block) { return ceil_div(v, block) * block; };
+  const int64_t batch = up(w.batch, b), in_channels = up(w.in_channels, bi), out_channels = up(w.out_channels, bo);
+  const int64_t ci_blocked = up(ci_group, bi);
   const std::string inp_t = fmt::format("int{}", c.inp_width());
   const std::string wgt_t = fmt::format("int{}", c.wgt_width());
   const std::string acc_t = fmt::format("int{}", c.acc_width());
   json args = json::array();
   if (w.kind == OpKind::kDense) {
-    args.push_back({"TENSOR", {w.batch / b, w.in_channels / bi, b, bi}, inp_t});
-    args.push_back({"TENSOR", {w.out_channels / bo, w.in_channels / bi, bo, bi}, wgt_t});
+    args.push_back({"TENSOR", {batch / b, in_channels / bi, b, bi}, inp_t});
+    args.push_back({"TENSOR", {out_channels / bo, in_channels / bi, bo, bi}, wgt_t});
     args.push_back(nullptr);
     args.push_back(acc_t);
   } else {
-    args.push_back({"TENSOR", {w.batch / b, w.in_channels / bi, w.height, w.width, b, bi}, inp_t});
-    args.push_back({"TENSOR", {w.out_channels / bo, ci_group / bi, w.kernel_h, w.kernel_w, bo, bi}, wgt_t});
+    args.push_back({"TENSOR", {batch / b, in_channels / bi, w.height, w.width, b, bi}, inp_t});
+    args.push_back({"TENSOR", {out_channels / bo, ci_blocked / bi, w.kernel_h, w.kernel_w, bo, bi}, wgt_t});
     args.push_back({w.stride_h, w.stride_w});
     args.push_back({w.pad_top, w.pad_left, w.pad_bottom, w.pad_right});
     if (w.kind == OpKind::kConv2dTranspose) {
@@ -331,6 +343,7 @@ json tuning_record_json(const hw::HwConfig& c, const ConvWorkload& w, const Sche
                 op_kind_task(w.kind), args, json::object()};
   j["config"] = {{"index", config_index}, {"code_hash", nullptr}, {"entity", s.to_entity(w.kind)}};
   j["result"] = {costs, error_no, 0.0, timestamp};
+  if (!exact) j["tauvta_workload"] = workload_to_json(w);
   j["version"] = 0.2;
   j["tvm_version"] = "0.7.dev0";
   return j;

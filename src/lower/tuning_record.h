@@ -73,7 +73,9 @@ TuningLog read_tuning_log(const std::filesystem::path& path);
 
 // Writes one record in the same format (the tuner's log; TVM reads it back): target
 // "ext_dev -device=vta -keys=cpu -model=<target>_<config name>", the task and its blocked args.
-// Throws when the workload does not block onto `c` (channels not multiples of the blocks).
+// A workload whose channels are not whole blocks is written with its blocked sizes rounded up
+// and its exact sizes in an extra "tauvta_workload" key (TVM ignores it; parse_tuning_record
+// reads it back).
 nlohmann::json tuning_record_json(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
                                   const std::vector<double>& costs, int64_t error_no = 0,
                                   double timestamp = 0, int64_t config_index = -1);

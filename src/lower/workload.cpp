@@ -1,5 +1,7 @@
 #include "lower/workload.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -126,6 +128,44 @@ std::string ConvWorkload::to_string() const {
                               pad_top, pad_left, pad_bottom, pad_right, dilation_h, dilation_w, groups);
   if (kind == OpKind::kConv2dTranspose) s += fmt::format(" op{}x{}", output_pad_h, output_pad_w);
   return s;
+}
+
+nlohmann::json workload_to_json(const ConvWorkload& w) {
+  return {{"kind", op_kind_name(w.kind)}, {"batch", w.batch}, {"in_channels", w.in_channels},
+          {"height", w.height}, {"width", w.width}, {"out_channels", w.out_channels},
+          {"kernel", {w.kernel_h, w.kernel_w}}, {"stride", {w.stride_h, w.stride_w}},
+          {"pads", {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}},
+          {"dilation", {w.dilation_h, w.dilation_w}}, {"groups", w.groups},
+          {"output_padding", {w.output_pad_h, w.output_pad_w}}};
+}
+
+ConvWorkload workload_from_json(const nlohmann::json& j) {
+  ConvWorkload w;
+  try {
+  w.kind = parse_op_kind(j.at("kind").get<std::string>());
+  w.batch = j.at("batch");
+  w.in_channels = j.at("in_channels");
+  w.height = j.at("height");
+  w.width = j.at("width");
+  w.out_channels = j.at("out_channels");
+  w.kernel_h = j.at("kernel")[0];
+  w.kernel_w = j.at("kernel")[1];
+  w.stride_h = j.at("stride")[0];
+  w.stride_w = j.at("stride")[1];
+  w.pad_top = j.at("pads")[0];
+  w.pad_left = j.at("pads")[1];
+  w.pad_bottom = j.at("pads")[2];
+  w.pad_right = j.at("pads")[3];
+  w.dilation_h = j.at("dilation")[0];
+  w.dilation_w = j.at("dilation")[1];
+  w.groups = j.at("groups");
+  w.output_pad_h = j.at("output_padding")[0];
+  w.output_pad_w = j.at("output_padding")[1];
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("workload {}: {}", j.dump(), e.what()));
+  }
+  w.validate();
+  return w;
 }
 
 }  // namespace tauvta::lower

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace tauvta::lower {
 
 enum class OpKind : uint8_t { kConv2d, kDense, kGroupConv2d, kConv2dTranspose };
@@ -43,5 +45,10 @@ struct ConvWorkload {
   friend bool operator==(const ConvWorkload&, const ConvWorkload&) = default;
   friend auto operator<=>(const ConvWorkload&, const ConvWorkload&) = default;
 };
+
+// The workload as a JSON object of its unblocked sizes (artifacts, tuning records whose blocked
+// arguments cannot say it exactly); from_json validates and throws tauvta::Error naming the key.
+nlohmann::json workload_to_json(const ConvWorkload& w);
+ConvWorkload workload_from_json(const nlohmann::json& j);
 
 }  // namespace tauvta::lower

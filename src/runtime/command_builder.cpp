@@ -394,12 +394,9 @@ sim::RunReport CommandBuilder::synchronize(const sim::RunOptions& options) {
   finish.opcode = hw::Opcode::kFinish;
   append(finish);
 
-  std::vector<hw::RawInsn> raw;
-  raw.reserve(insns_.size());
-  for (const hw::Insn& insn : insns_) raw.push_back(device_.layout().encode(insn));
   sim::RunReport report;
   try {
-    report = device_.driver().run(raw, options);
+    report = device_.driver().run_decoded(insns_, device_.layout(), options);
   } catch (...) {
     last_insns_ = std::move(insns_);
     last_uop_loads_ = std::move(uop_loads_);

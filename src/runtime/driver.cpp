@@ -9,6 +9,14 @@
 
 namespace tauvta::runtime {
 
+sim::RunReport Driver::run_decoded(std::span<const hw::Insn> program, const hw::IsaLayout& layout,
+                                   const sim::RunOptions& options) {
+  std::vector<hw::RawInsn> raw;
+  raw.reserve(program.size());
+  for (const hw::Insn& insn : program) raw.push_back(layout.encode(insn));
+  return run(raw, options);
+}
+
 uint32_t elem_bytes(const hw::HwConfig& config, hw::MemId mem) {
   switch (mem) {
     case hw::MemId::kUop: return uint32_t(config.uop_elem_bytes());

@@ -10,6 +10,7 @@
 
 #include "hw/hw_config.h"
 #include "hw/insn.h"
+#include "hw/isa_layout.h"
 #include "sim/dram.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
@@ -34,6 +35,11 @@ class Driver {
   // Runs a whole program (it must end with FINISH) and returns what it cost.
   virtual sim::RunReport run(std::span<const hw::RawInsn> program,
                              const sim::RunOptions& options) = 0;
+  // The same program as the command builder holds it (decoded, every field already checked to
+  // encode): encodes it and calls run(). The compiler's recording driver keeps instructions
+  // decoded and overrides this, so lowering does not encode and decode every instruction.
+  virtual sim::RunReport run_decoded(std::span<const hw::Insn> program, const hw::IsaLayout& layout,
+                                     const sim::RunOptions& options);
 };
 
 // First-fit allocator over a flat physical range with coalescing of neighbours. Not thread-safe.

@@ -1,0 +1,157 @@
+// The schedule autotuner's benchmark: on the conv2d layer of the VTA and tau-VTA figures
+// (IC=256, OC=256, H=W=14, 3x3, stride 1, padding 0, pynq) and on every ResNet-18 conv/dense
+// task, the trials xgb and random search need to reach 95% of the best schedule any run found
+// (median over seeds), and the measured trials per second with 1 and 2 threads.
+//   build/bench/tune_bench [--model build/models/resnet18.onnx] [--seeds 5] [--trials 1000]
+//                          [--skip-resnet] [--json OUT]
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/compile_network.h"
+#include "model/pipeline.h"
+#include "tune/task.h"
+#include "tune/tuner.h"
+
+using namespace tauvta;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Trials until best-so-far reaches `target` (the run's length + 1 when it never does).
+double trials_to(const std::vector<double>& best_so_far, double target) {
+  for (size_t i = 0; i < best_so_far.size(); ++i) {
+    if (best_so_far[i] >= target) return double(i + 1);
+  }
+  return double(best_so_far.size() + 1);
+}
+
+struct Comparison {
+  std::string task;
+  size_t space = 0;
+  double best_gops = 0, heuristic_gops = 0;
+  double xgb_median = 0, random_median = 0;
+};
+
+Comparison compare(const tune::TuneTask& task, int seeds, int64_t trials, tune::Measurer& m) {
+  Comparison out;
+  out.task = task.name;
+  std::map<std::string, std::vector<std::vector<double>>> curves;
+  for (const char* kind : {"xgb", "random"}) {
+    for (int s = 1; s <= seeds; ++s) {
+      tune::TuneOptions o;
+      o.searcher.kind = kind;
+      o.searcher.seed = uint64_t(s);
+      o.searcher.model.seed = uint64_t(s);
+      o.trials = trials;
+      o.verify = false;  // the search is compared here; tests and `tauvta tune` verify
+      const tune::TaskResult r = tune::tune_task(task, o, m, nullptr);
+      out.space = r.space_size;
+      out.heuristic_gops = r.default_measure.gops;
+      out.best_gops = std::max(out.best_gops, r.best_measure.gops);
+      curves[kind].push_back(r.best_so_far);
+    }
+  }
+  for (const auto& [kind, runs] : curves) {
+    std::vector<double> t;
+    for (const auto& curve : runs) t.push_back(trials_to(curve, 0.95 * out.best_gops));
+    (kind == "xgb" ? out.xgb_median : out.random_median) = median(t);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("Schedule autotuner: convergence of xgb against random, trials per second");
+  std::string model = "build/models/resnet18.onnx", json_out;
+  int seeds = 5;
+  int64_t trials = 1000;
+  bool skip_resnet = false;
+  app.add_option("--model", model, "ResNet-18 ONNX (scripts/make-models)");
+  app.add_option("--seeds", seeds, "Seeds per tuner (the median is reported)");
+  app.add_option("--trials", trials, "Trial budget per run");
+  app.add_flag("--skip-resnet", skip_resnet, "Only the reference layer");
+  app.add_option("--json", json_out, "Write the figures as JSON");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const hw::HwConfig c;  // pynq
+    nlohmann::json j;
+    std::vector<tune::TuneTask> tasks = {
+        tune::workload_task(c, tune::parse_workload_spec("conv2d,ci=256,h=14,w=14,co=256,k=3,s=1,p=0"))};
+    tasks[0].name = "ref " + tasks[0].workload().to_string();
+    if (!skip_resnet) {
+      model::LoadOptions lo;
+      lo.quantize = true;
+      lo.config = c;
+      const std::filesystem::path input = std::filesystem::path(model).replace_extension("").string() + "_input.npy";
+      if (std::filesystem::exists(input)) lo.calibrate = input;
+      const model::LoadedModel m = model::load_model(model, lo);
+      const backend::CompiledNetwork net = backend::compile_network(m.quant.graph, c);
+      for (tune::TuneTask& t : tune::extract_tasks(net)) tasks.push_back(std::move(t));
+    }
+    tune::Measurer m2(c, 2);
+    std::cout << fmt::format("{:<56} {:>6} {:>9} {:>9} {:>10} {:>10} {:>7}\n", "task (pynq, 100 MHz)", "space",
+                             "heur GOPS", "best GOPS", "xgb to95%", "rand to95%", "ratio");
+    nlohmann::json rows = nlohmann::json::array();
+    for (const tune::TuneTask& t : tasks) {
+      const Comparison r = compare(t, seeds, trials, m2);
+      const double ratio = r.xgb_median > 0 ? r.random_median / r.xgb_median : 0;
+      std::cout << fmt::format("{:<56} {:>6} {:>9.2f} {:>9.2f} {:>10.1f} {:>10.1f} {:>6.2f}x\n", r.task.substr(0, 56),
+                               r.space, r.heuristic_gops, r.best_gops, r.xgb_median, r.random_median, ratio)
+                << std::flush;
+      rows.push_back({{"task", r.task}, {"space", r.space}, {"heuristic_gops", r.heuristic_gops},
+                      {"best_gops", r.best_gops}, {"xgb_median_trials_to_95", r.xgb_median},
+                      {"random_median_trials_to_95", r.random_median}, {"random_over_xgb", ratio}});
+    }
+    j["convergence"] = rows;
+    // Measured trials per second on the same tasks: random search (no model in the way), the
+    // same trials with 1 and 2 measurement threads in this process.
+    std::cout << "\nmeasured trials per second (random search, 300 trials per task):\n";
+    nlohmann::json tps;
+    double rate1 = 0;
+    for (int threads : {1, 2}) {
+      tune::Measurer m(c, threads);
+      int64_t n = 0;
+      double measure_s = 0;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (const tune::TuneTask& t : tasks) {
+        tune::TuneOptions o;
+        o.searcher.kind = "random";
+        o.trials = 300;
+        o.batch = 64;
+        o.verify = false;
+        const tune::TaskResult r = tune::tune_task(t, o, m, nullptr);
+        n += r.measured;
+        measure_s += r.measure_seconds;
+      }
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double rate = double(n) / wall;
+      if (threads == 1) rate1 = rate;
+      std::cout << fmt::format("  {} thread(s): {} trials in {:.2f} s = {:.0f} trials/s overall ({:.0f} in measurement){}\n",
+                               threads, n, wall, rate, double(n) / measure_s,
+                               threads == 2 ? fmt::format(", {:.2f}x one thread", rate / rate1) : "");
+      tps[fmt::format("threads_{}", threads)] = {{"trials", n}, {"wall_seconds", wall}, {"trials_per_second", rate},
+                                                 {"measure_trials_per_second", double(n) / measure_s}};
+    }
+    j["trials_per_second"] = tps;
+    j["config"] = c.to_json();
+    j["seeds"] = seeds;
+    j["trials"] = trials;
+    if (!json_out.empty()) std::ofstream(json_out) << j.dump(2) << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+// Measurement of candidate schedules: each is lowered (no weights) and timed by the timing model
+// on a pool of worker threads, each with its own ProgramTimer, so a batch uses every core. A
+// candidate that is illegal or fails to lower or time becomes a result with AutoTVM's error_no,
+// never an exception. Functional verification (verify_schedule) runs the candidate bit-exact
+// against the integer reference on random data.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hw/hw_config.h"
+#include "lower/conv_lowering.h"
+
+namespace tauvta::tune {
+
+// AutoTVM's MeasureErrorNo values the tuner uses.
+enum ErrorNo : int {
+  kNoError = 0,
+  kInstantiationError = 1,  // the knobs are illegal for the workload
+  kCompileDeviceError = 3,  // lowering failed
+  kRuntimeDeviceError = 4,  // the timing model or simulator failed
+  kWrongAnswer = 5,         // the functional run differs from the integer reference
+};
+
+struct Measurement {
+  uint64_t cycles = 0;
+  double seconds = 0;  // at the config's clock
+  double gops = 0;
+  uint64_t insns = 0;
+  int error_no = kNoError;
+  std::string error;
+  double wall_seconds = 0;  // lowering and timing, on the worker
+  bool ok() const { return error_no == kNoError; }
+};
+
+class Measurer {
+ public:
+  // threads <= 0: every core.
+  Measurer(const hw::HwConfig& c, int threads);
+  ~Measurer();
+  Measurer(const Measurer&) = delete;
+  Measurer& operator=(const Measurer&) = delete;
+
+  int threads() const;
+  const hw::HwConfig& config() const;
+  // One result per schedule, in order.
+  std::vector<Measurement> measure(const lower::ConvLayerSpec& spec, std::span<const lower::Schedule> schedules);
+
+ private:
+  struct Pool;
+  std::unique_ptr<Pool> pool_;
+};
+
+// Runs `s` functionally on random data of `seed` (a bias when the task's layer has per-channel
+// vectors) and compares with the integer reference; returns the first mismatch or error, empty
+// when bit-exact. A fused add's epilogue is not part of the check (the network tests cover it).
+std::string verify_schedule(const hw::HwConfig& c, const lower::ConvLayerSpec& spec, const lower::Schedule& s,
+                            uint64_t seed);
+
+}  // namespace tauvta::tune

@@ -1,0 +1,189 @@
+#include "tune/trial_log.h"
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace tauvta::tune {
+
+using nlohmann::json;
+
+namespace {
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open tuning log", path.string()));
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) throw Error(fmt::format("{}: read error", path.string()));
+  return s.str();
+}
+
+// Calls f(line_number, text) for every line of `text`; the last line's text lacks its newline.
+template <typename F>
+void for_lines(const std::string& text, F f) {
+  size_t at = 0;
+  int64_t line = 0;
+  while (at < text.size()) {
+    const size_t end = text.find('\n', at);
+    ++line;
+    f(line, text.substr(at, (end == std::string::npos ? text.size() : end) - at), end != std::string::npos);
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+}
+
+bool blank_or_comment(const std::string& s) {
+  const size_t first = s.find_first_not_of(" \t\r");
+  return first == std::string::npos || s[first] == '#';
+}
+
+}  // namespace
+
+TrialLog::TrialLog(const std::filesystem::path& path) : path_(path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, not a log", path.string()));
+    const std::string text = read_all(path);
+    size_t keep = text.size();  // bytes to keep (a torn last line is cut)
+    size_t offset = 0;
+    for_lines(text, [&](int64_t line, const std::string& s, bool terminated) {
+      const size_t line_start = offset;
+      offset += s.size() + (terminated ? 1 : 0);
+      if (blank_or_comment(s)) return;
+      json j;
+      try {
+        j = json::parse(s);
+      } catch (const json::exception& e) {
+        if (!terminated) {
+          keep = line_start;
+          repair_note_ = fmt::format("{}:{}: removed an unfinished last record ({} bytes; a run stopped while "
+                                     "writing it)",
+                                     path.string(), line, s.size());
+          return;
+        }
+        throw Error(fmt::format("{}:{}: not a JSON record: {}", path.string(), line, e.what()));
+      }
+      if (std::optional<lower::TuningRecord> r = lower::parse_tuning_record(j, path.string(), line)) {
+        records_.push_back(std::move(*r));
+      }
+    });
+    if (keep < text.size()) {
+      std::filesystem::resize_file(path, keep, ec);
+      if (ec) throw Error(fmt::format("{}: cannot remove the unfinished last record: {}", path.string(), ec.message()));
+    } else if (!text.empty() && text.back() != '\n') {
+      // A complete record without its newline: end the line before appending.
+      std::ofstream(path, std::ios::app) << '\n';
+    }
+  }
+  file_ = std::fopen(path.c_str(), "ab");
+  if (!file_) throw Error(fmt::format("{}: cannot open the tuning log for appending", path.string()));
+}
+
+TrialLog::~TrialLog() {
+  if (file_) std::fclose(file_);
+}
+
+std::vector<lower::TuningRecord> TrialLog::prior(const hw::HwConfig& c, const lower::ConvWorkload& w) const {
+  std::vector<lower::TuningRecord> out;
+  for (const lower::TuningRecord& r : records_) {
+    if (r.workload == w && lower::record_config_name(r) == c.name() && lower::record_blocking_matches(r, c)) {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+void TrialLog::append(const json& record) {
+  const std::string line = record.dump() + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
+    throw Error(fmt::format("{}: cannot write the tuning log", path_.string()));
+  }
+}
+
+json trial_record(const hw::HwConfig& c, const lower::ConvWorkload& w, const lower::Schedule& s,
+                  uint64_t config_index, const Measurement& m, double timestamp, const json& extra) {
+  const std::vector<double> costs = m.ok() ? std::vector<double>{m.seconds} : std::vector<double>{1e9};
+  json j = lower::tuning_record_json(c, w, s, costs, m.error_no, timestamp, int64_t(config_index));
+  j["result"][2] = m.wall_seconds;
+  json t = extra;
+  t["cycles"] = m.cycles;
+  t["gops"] = m.gops;
+  if (!m.ok()) t["error"] = m.error;
+  j["tauvta"] = t;
+  return j;
+}
+
+PickBestSummary pick_best(const std::filesystem::path& in, const std::filesystem::path& out, bool force) {
+  std::error_code ec;
+  if (!force && std::filesystem::exists(out, ec)) {
+    throw Error(fmt::format("{}: file exists (use --force to replace it)", out.string()));
+  }
+  if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(in, out, ec)) {
+    throw Error(fmt::format("{}: pick-best would overwrite its own input", out.string()));
+  }
+  const std::string text = read_all(in);
+  PickBestSummary sum;
+  struct Best {
+    double cost;
+    size_t order;
+    std::string line;
+  };
+  std::map<std::string, Best> best;  // key: target + task + workload
+  size_t order = 0;
+  for_lines(text, [&](int64_t line, const std::string& s, bool) {
+    if (blank_or_comment(s)) return;
+    json j;
+    try {
+      j = json::parse(s);
+    } catch (const json::exception& e) {
+      throw Error(fmt::format("{}:{}: not a JSON record: {}", in.string(), line, e.what()));
+    }
+    ++sum.lines;
+    std::string key;
+    double cost = std::numeric_limits<double>::infinity();
+    if (std::optional<lower::TuningRecord> r = lower::parse_tuning_record(j, in.string(), line)) {
+      key = fmt::format("{}|{}|{}", r->target, lower::op_kind_task(r->workload.kind), r->workload.to_string());
+      cost = lower::record_seconds(*r);
+    } else {
+      // Another target's record: keyed by its whole input, its mean cost when it succeeded.
+      if (!j.contains("input") || !j.contains("result")) {
+        throw Error(fmt::format("{}:{}: not an AutoTVM record (no input or result)", in.string(), line));
+      }
+      key = j["input"].dump();
+      const json& res = j["result"];
+      if (res.is_array() && res.size() >= 2 && res[1] == 0 && res[0].is_array() && !res[0].empty()) {
+        double total = 0;
+        for (const json& c : res[0]) total += c.is_number() ? c.get<double>() : std::numeric_limits<double>::infinity();
+        cost = total / double(res[0].size());
+      }
+    }
+    if (!std::isfinite(cost)) {
+      ++sum.failed;
+      return;
+    }
+    auto it = best.find(key);
+    if (it == best.end()) {
+      best.emplace(key, Best{cost, order++, s});
+    } else if (cost < it->second.cost) {
+      it->second.cost = cost;
+      it->second.line = s;
+    }
+  });
+  std::vector<const Best*> ordered;
+  for (const auto& [k, b] : best) ordered.push_back(&b);
+  std::sort(ordered.begin(), ordered.end(), [](const Best* a, const Best* b) { return a->order < b->order; });
+  std::ofstream o(out, std::ios::binary | std::ios::trunc);
+  if (!o) throw Error(fmt::format("{}: cannot write", out.string()));
+  for (const Best* b : ordered) o << b->line << '\n';
+  if (!o) throw Error(fmt::format("{}: write error", out.string()));
+  sum.kept = ordered.size();
+  return sum;
+}
+
+}  // namespace tauvta::tune

@@ -1,0 +1,222 @@
+#include "tune/tuner.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "lower/conv_plan.h"
+#include "tune/features.h"
+
+namespace tauvta::tune {
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double unix_time() { return double(std::time(nullptr)); }
+
+}  // namespace
+
+TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, TrialLog* log,
+                     const ProgressFn& progress, size_t index, size_t count) {
+  const double t0 = now_seconds();
+  const hw::HwConfig& c = m.config();
+  const lower::ConvWorkload& w = task.workload();
+  TaskResult r;
+  r.task = task;
+  r.tuner = o.searcher.kind;
+  const KnobSpace space(c, w, task.needs);
+  r.space_size = space.size();
+  if (space.size() == 0) throw Error(fmt::format("{}: no schedule fits config {}", task.name, c.name()));
+  const std::vector<float> features = o.searcher.kind == "xgb" ? space_features(c, w, space) : std::vector<float>{};
+  SearcherOptions so = o.searcher;
+  so.expected_trials = int(std::min<int64_t>(o.trials, int64_t(space.size())));
+  std::unique_ptr<Searcher> searcher = make_searcher(so, space, features);
+
+  // The default heuristic, measured the same way, for the end table.
+  r.default_schedule = lower::default_schedule(c, w, task.needs);
+  r.default_measure = m.measure(task.spec, std::span(&r.default_schedule, 1))[0];
+
+  std::mt19937_64 rng(o.searcher.seed ^ 0x5bd1e995u);
+  std::vector<double> gops_of(space.size(), -1);  // measured GOPS per point (-1: not measured)
+  double best = 0;
+  int64_t since_better = 0;
+  auto record_trial = [&](size_t point, double gops) {
+    ++r.trials;
+    if (gops > best) {
+      best = gops;
+      r.best = space.schedule(point);
+      since_better = 0;
+    } else {
+      ++since_better;
+    }
+    r.best_so_far.push_back(best);
+  };
+
+  // Resume: trials already in the log count and are never measured again.
+  if (log) {
+    std::vector<TrialResult> prior;
+    for (const lower::TuningRecord& rec : log->prior(c, w)) {
+      std::optional<size_t> p;
+      try {
+        p = space.find(lower::with_derived_outers(c, w, rec.schedule, nullptr));
+      } catch (const Error&) {
+      }
+      if (!p || searcher->was_proposed(*p)) continue;
+      const double seconds = lower::record_seconds(rec);
+      const double gops = std::isfinite(seconds) && seconds > 0 ? 2.0 * double(w.macs()) / seconds / 1e9 : 0;
+      if (rec.error_no != 0) ++r.errors;
+      if (rec.error_no == kWrongAnswer) ++r.wrong;
+      prior.push_back({*p, gops});
+      gops_of[*p] = gops;
+      record_trial(*p, gops);
+    }
+    r.resumed = int64_t(prior.size());
+    searcher->report(prior);
+  }
+
+  auto show = [&](bool last) {
+    if (!progress) return;
+    TaskProgress p;
+    p.task = index;
+    p.tasks = count;
+    p.t = &r.task;
+    p.trials = r.trials;
+    p.budget = std::min<int64_t>(o.trials, int64_t(space.size()));
+    p.best_gops = best;
+    const double wall = now_seconds() - t0;
+    p.trials_per_second = wall > 0 ? double(r.measured) / wall : 0;
+    progress(p, last);
+  };
+
+  while (r.trials < o.trials && !(o.early_stopping > 0 && since_better >= o.early_stopping && r.trials > 0)) {
+    const size_t want = size_t(std::min<int64_t>(int64_t(o.batch), o.trials - r.trials));
+    const std::vector<size_t> points = searcher->next(want);
+    if (points.empty()) break;
+    std::vector<lower::Schedule> schedules;
+    schedules.reserve(points.size());
+    for (size_t p : points) schedules.push_back(space.schedule(p));
+    const double m0 = now_seconds();
+    std::vector<Measurement> ms = m.measure(task.spec, schedules);
+    r.measure_seconds += now_seconds() - m0;
+    r.measured += int64_t(points.size());
+    std::vector<TrialResult> told;
+    for (size_t i = 0; i < points.size(); ++i) {
+      Measurement& mi = ms[i];
+      bool ran = false;
+      // A candidate that would become the best runs functionally first: a wrong schedule can
+      // never win. So does a random sample of the others.
+      const bool candidate_best = mi.ok() && mi.gops > best;
+      const bool sampled = mi.ok() && std::uniform_real_distribution<double>(0, 1)(rng) < o.verify_rate;
+      if (o.verify && (candidate_best || sampled)) {
+        const std::string why = verify_schedule(c, task.spec, schedules[i], o.searcher.seed + uint64_t(r.trials));
+        ran = true;
+        if (why.empty()) {
+          ++r.verified;
+        } else {
+          ++r.wrong;
+          mi.error_no = kWrongAnswer;
+          mi.error = "the functional run differs from the integer reference: " + why;
+        }
+      }
+      if (!mi.ok()) ++r.errors;
+      const double gops = mi.ok() ? mi.gops : 0;
+      gops_of[points[i]] = gops;
+      if (mi.ok() && gops > best) {
+        r.best_measure = mi;
+        r.best_verified = ran;
+      }
+      record_trial(points[i], gops);
+      if (log) {
+        nlohmann::json extra = {{"tuner", searcher->name()}, {"trial", r.trials}, {"task", task.name}};
+        if (ran) extra["verified"] = mi.error_no != kWrongAnswer;
+        log->append(trial_record(c, w, schedules[i], space.config_index(points[i]), mi, unix_time(), extra));
+      }
+      told.push_back({points[i], gops});
+    }
+    searcher->report(told);
+    show(false);
+  }
+  r.early_stopped = o.early_stopping > 0 && since_better >= o.early_stopping && r.trials < o.trials &&
+                    searcher->remaining() > 0;
+
+  // A best read back from the log was measured by another run: measure and verify it here too.
+  if (r.best && (r.best_measure.cycles == 0 || (o.verify && !r.best_verified))) {
+    r.best_measure = m.measure(task.spec, std::span(&*r.best, 1))[0];
+    if (o.verify) {
+      const std::string why = verify_schedule(c, task.spec, *r.best, o.searcher.seed);
+      r.best_verified = why.empty();
+      if (!why.empty()) {
+        throw Error(fmt::format("{}: the best schedule in {} ({}) is not bit-exact on this build: {}", task.name,
+                                log ? log->path().string() : "the log", r.best->to_string(w.kind), why));
+      }
+    }
+  }
+  for (size_t i = 0; i < r.best_so_far.size(); ++i) {
+    if (r.best_so_far[i] >= 0.95 * best) {
+      r.trials_to_95 = int64_t(i) + 1;
+      break;
+    }
+  }
+  r.wall_seconds = now_seconds() - t0;
+  show(true);
+  return r;
+}
+
+TransferSet transfer_set(const std::vector<lower::TuningRecord>& records, const hw::HwConfig& c,
+                         const lower::ConvWorkload* exclude) {
+  struct Row {
+    std::vector<float> x;
+    double gops;
+  };
+  std::map<std::pair<std::string, lower::ConvWorkload>, std::vector<Row>> groups;
+  std::map<std::string, std::optional<hw::HwConfig>> configs;
+  const size_t nf = num_features();
+  for (const lower::TuningRecord& rec : records) {
+    const double seconds = lower::record_seconds(rec);
+    if (!std::isfinite(seconds) || seconds <= 0) continue;
+    const std::string name = lower::record_config_name(rec);
+    if (exclude && rec.workload == *exclude && name == c.name()) continue;
+    auto it = configs.find(name);
+    if (it == configs.end()) {
+      std::optional<hw::HwConfig> hc;
+      try {
+        hc = name == c.name() ? c : hw::HwConfig::from_name(name);
+      } catch (const Error&) {
+      }
+      it = configs.emplace(name, hc).first;
+    }
+    if (!it->second) continue;
+    const hw::HwConfig& rc = *it->second;
+    try {
+      const lower::Schedule s = lower::record_schedule(rec, rc, nullptr);
+      const lower::ConvTiling t = lower::resolve_schedule(rc, rec.workload, s, lower::LayerNeeds{0, false});
+      Row row{std::vector<float>(nf), 2.0 * double(rec.workload.macs()) / seconds / 1e9};
+      schedule_features(rc, rec.workload, lower::conv_geometry(rc, rec.workload), t, row.x);
+      groups[{name, rec.workload}].push_back(std::move(row));
+    } catch (const Error&) {
+      // A record this build cannot resolve (another blocking, an illegal tile): not evidence.
+    }
+  }
+  TransferSet out;
+  for (const auto& [key, rows] : groups) {
+    double best = 0;
+    for (const Row& row : rows) best = std::max(best, row.gops);
+    for (const Row& row : rows) {
+      out.rows.insert(out.rows.end(), row.x.begin(), row.x.end());
+      out.scores.push_back(float(row.gops / best));
+    }
+    out.groups.push_back(unsigned(rows.size()));
+  }
+  return out;
+}
+
+}  // namespace tauvta::tune
