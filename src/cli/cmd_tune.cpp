@@ -216,7 +216,7 @@ void run_tune(const TuneArgs& a) {
                     {"threads", measurer.threads()},
                     {"objective", a.objective},
                     {"verify", o.verify},
-                    {"verify_rate", o.verify_rate},
+                    {"verify_sample", o.verify_sample},
                     {"log", a.log},
                     {"transfer", a.transfer}};
   nlohmann::json tj = nlohmann::json::array();
@@ -291,7 +291,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--objective", args->objective, "xgb cost model objective: rank or regression (default rank)");
   cmd->add_option("--transfer", args->transfer, "Warm-start the cost model from another log's measurements");
   cmd->add_option("--tasks", args->tasks, "Only these tasks (1-based numbers and ranges: 1,3-5)");
-  cmd->add_option("--verify-rate", args->options.verify_rate, "Share of non-best trials also run functionally (default 0.02)");
+  cmd->add_option("--verify-sample", args->options.verify_sample,
+                  "Successful trials besides the best also run functionally, drawn at random (default 3)");
   cmd->add_flag("--no-verify", args->no_verify, "Do not run candidates functionally against the integer reference");
   cmd->add_option("--csv", args->csv, "Convergence CSV: task, trial, best GOPS so far");
   cmd->add_option("--report", args->report, "JSON report: resolved config and options, per task results, end to end");

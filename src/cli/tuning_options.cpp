@@ -2,6 +2,7 @@
 // records tuned for this config (by VTA config name) and measured without error count; per
 // workload the one with the lowest measured time wins, as AutoTVM's ApplyHistoryBest does.
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -17,9 +18,16 @@ backend::CompileOptions tuning_options(const std::string& path, const hw::HwConf
   if (path.empty()) return o;
   const lower::TuningLog log = lower::read_tuning_log(path);
   size_t matching = 0;
+  // Schedules a functional check found wrong (the tuner appends AutoTVM's WRONG_ANSWER, 5, after
+  // the timing record) never apply, whatever their measured time.
+  std::set<std::pair<lower::ConvWorkload, lower::Schedule>> wrong;
+  for (const lower::TuningRecord& r : log.records) {
+    if (r.error_no == 5) wrong.insert({r.workload, r.schedule});
+  }
   std::map<lower::ConvWorkload, std::pair<double, const lower::TuningRecord*>> best;
   for (const lower::TuningRecord& r : log.records) {
     if (lower::record_config_name(r) != c.name() || !lower::record_blocking_matches(r, c) || r.error_no != 0) continue;
+    if (wrong.count({r.workload, r.schedule})) continue;
     ++matching;
     const double cost = lower::record_seconds(r);
     auto it = best.find(r.workload);

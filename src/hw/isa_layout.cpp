@@ -146,6 +146,11 @@ IsaLayout::IsaLayout(const HwConfig& config) {
     for (const FieldDesc& d : formats_[f]) {
       const uint64_t mask = d.width >= 64 ? ~0ull : (1ull << d.width) - 1;
       pos_[f][size_t(d.field)] = {mask, uint8_t(d.lsb >> 6), uint8_t(d.lsb & 63)};
+      pack_[f].push_back({mask, uint8_t(d.field), uint8_t(d.lsb >> 6), uint8_t(d.lsb & 63)});
+    }
+    max_[f].fill(~0ull);
+    for (const FieldDesc& d : formats_[f]) {
+      max_[f][size_t(d.field)] = d.is_signed ? ~0ull : d.width >= 64 ? ~0ull : (1ull << d.width) - 1;
     }
   }
   const int A = config.log_acc_depth(), I = config.log_inp_depth(), W = config.log_wgt_depth();
@@ -246,6 +251,60 @@ RawInsn IsaLayout::encode(const Insn& insn) const {
   if (uint8_t(insn.opcode) >= kNumOpcodes) {
     throw Error(fmt::format("cannot encode undefined opcode {}", int(insn.opcode)));
   }
+  // Every field value gathered straight-line, then the format's fields packed from a compact
+  // table (lowering encodes every instruction it emits, so this is on the compiler's and the
+  // tuner's path). A value outside its field or a signed immediate out of range takes the table
+  // walk below, which says what is wrong.
+  const uint64_t v[size_t(Field::kCount)] = {
+      uint8_t(insn.opcode), insn.pop_prev, insn.pop_next, insn.push_prev, insn.push_next,
+      insn.memory_type, insn.sram_base, insn.dram_base, insn.y_size, insn.x_size, insn.x_stride,
+      insn.y_pad_0, insn.y_pad_1, insn.x_pad_0, insn.x_pad_1,
+      insn.reset, insn.uop_bgn, insn.uop_end, insn.iter_out, insn.iter_in,
+      insn.dst_factor_out, insn.dst_factor_in, insn.src_factor_out, insn.src_factor_in,
+      insn.wgt_factor_out, insn.wgt_factor_in,
+      insn.alu_opcode, insn.use_imm, uint64_t(uint16_t(int16_t(insn.imm)))};
+  uint64_t w[2] = {0, 0}, spill = 0;
+  for (const PackField& f : pack_[size_t(format_of(insn.opcode))]) {
+    const uint64_t x = v[f.field];
+    spill |= x & ~f.mask;
+    w[f.word] |= x << f.shift;
+  }
+  if (spill == 0 && insn.imm >= -32768 && insn.imm <= 32767) return RawInsn{w[0], w[1]};
+  return encode_fields(insn);
+}
+
+bool IsaLayout::fits(const Insn& insn) const {
+  if (uint8_t(insn.opcode) >= kNumOpcodes) return false;
+  const Format format = format_of(insn.opcode);
+  const auto& mx = max_[size_t(format)];
+  auto ok = [&](Field f, uint64_t v) { return v <= mx[size_t(f)]; };
+  bool good = ok(Field::kPopPrev, insn.pop_prev) & ok(Field::kPopNext, insn.pop_next) &
+              ok(Field::kPushPrev, insn.push_prev) & ok(Field::kPushNext, insn.push_next);
+  switch (format) {
+    case Format::kMem:
+      good &= ok(Field::kMemoryType, insn.memory_type) & ok(Field::kSramBase, insn.sram_base) &
+              ok(Field::kDramBase, insn.dram_base) & ok(Field::kYSize, insn.y_size) &
+              ok(Field::kXSize, insn.x_size) & ok(Field::kXStride, insn.x_stride) &
+              ok(Field::kYPad0, insn.y_pad_0) & ok(Field::kYPad1, insn.y_pad_1) &
+              ok(Field::kXPad0, insn.x_pad_0) & ok(Field::kXPad1, insn.x_pad_1);
+      break;
+    case Format::kGemm:
+    case Format::kAlu:
+      good &= ok(Field::kReset, insn.reset) & ok(Field::kUopBgn, insn.uop_bgn) & ok(Field::kUopEnd, insn.uop_end) &
+              ok(Field::kIterOut, insn.iter_out) & ok(Field::kIterIn, insn.iter_in) &
+              ok(Field::kDstFactorOut, insn.dst_factor_out) & ok(Field::kDstFactorIn, insn.dst_factor_in) &
+              ok(Field::kSrcFactorOut, insn.src_factor_out) & ok(Field::kSrcFactorIn, insn.src_factor_in) &
+              ok(Field::kWgtFactorOut, insn.wgt_factor_out) & ok(Field::kWgtFactorIn, insn.wgt_factor_in) &
+              ok(Field::kAluOpcode, insn.alu_opcode) & ok(Field::kUseImm, insn.use_imm);
+      if (format == Format::kAlu) good &= insn.imm >= -32768 && insn.imm <= 32767;
+      break;
+    case Format::kFinish:
+      break;
+  }
+  return good;
+}
+
+RawInsn IsaLayout::encode_fields(const Insn& insn) const {
   RawInsn r;
   for (const FieldDesc& d : fields(format_of(insn.opcode))) {
     uint64_t v = get(insn, d.field);

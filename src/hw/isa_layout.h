@@ -58,6 +58,9 @@ class IsaLayout {
 
   // Throws tauvta::Error when a value does not fit its field.
   RawInsn encode(const Insn& insn) const;
+  // Whether encode() would succeed (every field of the instruction's format holds its value),
+  // without packing: the command builder checks every instruction it records.
+  bool fits(const Insn& insn) const;
   // Throws tauvta::Error for an undefined opcode; `index` names the instruction in the message.
   Insn decode(const RawInsn& raw, size_t index = 0) const;
 
@@ -77,6 +80,15 @@ class IsaLayout {
     uint64_t mask = 0;
     uint8_t word = 0, shift = 0;
   };
+  RawInsn encode_fields(const Insn& insn) const;  // the table walk encode falls back to
+  struct PackField {
+    uint64_t mask = 0;
+    uint8_t field = 0, word = 0, shift = 0;
+  };
+  std::array<std::vector<PackField>, kNumFormats> pack_;  // each format's fields, for encode
+  // Largest value of every field per format (fields a format lacks: no limit); the signed
+  // immediate is checked by range.
+  std::array<std::array<uint64_t, size_t(Field::kCount)>, kNumFormats> max_{};
   std::array<std::vector<FieldDesc>, kNumFormats> formats_;
   std::array<std::array<FieldPos, size_t(Field::kCount)>, kNumFormats> pos_{};
   UopLayout uop_;

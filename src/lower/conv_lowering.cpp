@@ -35,7 +35,7 @@ int64_t pos_mod(int64_t a, int64_t b) { return ((a % b) + b) % b; }
 // whose row is congruent to ry - pad (mod stride) take exactly the taps ky = ry + stride*m, so
 // each phase is a dense nest over those taps and the inserted zeros are never multiplied. Taps
 // are packed flipped, so walking them backwards advances both the input row and the weight index.
-void emit_transposed_gemms(runtime::CommandBuilder& cb, const hw::HwConfig& c, const ConvWorkload& w,
+void emit_transposed_gemms(runtime::CommandBuilder& cb, NestKernelMemo& kernels, const ConvWorkload& w,
                            uint32_t acc_base, uint32_t inp_base, uint32_t wgt_base, int64_t oy0, int64_t ox0,
                            int64_t th_i, int64_t tw_i, int64_t iy_lo, int64_t ix_lo, int64_t cols, int64_t tb_i,
                            int64_t tci_i, int64_t tco_i) {
@@ -67,7 +67,7 @@ void emit_transposed_gemms(runtime::CommandBuilder& cb, const hw::HwConfig& c, c
       const uint32_t dst = acc_base + uint32_t(r0 * tw_i + c0);
       const uint32_t src = inp_base + uint32_t(row0 * cols + col0);
       const uint32_t wgt = wgt_base + uint32_t((kh - 1 - ky_max) * kw + (kw - 1 - kx_max));
-      cb.gemm(make_nest_kernel(c, UopKind::kGemm, dst, src, wgt, dims));
+      cb.gemm(kernels.get(UopKind::kGemm, dst, src, wgt, dims));
     }
   }
 }
@@ -147,6 +147,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   const runtime::DramBuffer ident =
       fused ? pb.alloc_constant(diagonal_tile(c, spec.add->other_scale)) : runtime::DramBuffer{};
 
+  NestKernelMemo kernels(c, pb.device().layout());
   const int64_t KK = g.kh * g.kw, H = w.height, W = w.width, OH = g.oh, OW = g.ow;
   const int vt = t.vt;
   const uint32_t acc0 = uint32_t(t.reserved_acc);
@@ -267,7 +268,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
                 {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, 0},
                 {uint32_t(th_i), uint32_t(tw_i), 0, 0},
                 {uint32_t(tw_i), 1, 0, 0}};
-            if (kc == 0) cb.gemm(make_nest_kernel(c, UopKind::kGemm, acc_base, inp_base, wgt_base, out_dims), true);
+            if (kc == 0) cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base, wgt_base, out_dims), true);
             if (!transposed) {
               const std::vector<NestDim> dims = {
                   {uint32_t(tci_i), 0, rc, uint32_t(KK)},
@@ -277,30 +278,31 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
                   {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, uint32_t(tci_i * KK)},
                   {uint32_t(th_i), uint32_t(tw_i), uint32_t(w.stride_h * cols), 0},
                   {uint32_t(tw_i), 1, uint32_t(w.stride_w), 0}};
-              cb.gemm(make_nest_kernel(c, UopKind::kGemm, acc_base, inp_base, wgt_base, dims));
+              cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base, wgt_base, dims));
             } else {
-              emit_transposed_gemms(cb, c, w, acc_base, inp_base, wgt_base, it.ht * t.th, it.wt * t.tw, th_i, tw_i,
+              emit_transposed_gemms(cb, kernels, w, acc_base, inp_base, wgt_base, it.ht * t.th, it.wt * t.tw, th_i, tw_i,
                                     ih0, iw0, cols, tb_i, tci_i, tco_i);
             }
             if (!fused || kc + 1 < t.ncit) cb.dep_push(Module::kCompute, Module::kLoad);
             if (kc + 1 == t.ncit) {
               // Per-channel vectors of this tile's output-channel blocks start at it.ct * tco.
               emit_requant(cb, c, rv, acc_base, out_dims, uint32_t(it.ct * t.tco), uint32_t(g.cob),
-                           /*channel_dim=*/1, bias_add, spec.clip_min, spec.clip_max);
+                           /*channel_dim=*/1, bias_add, spec.clip_min, spec.clip_max, &kernels);
               if (fused) {
                 // The residual joins the clipped result; its INP part is free once it has.
                 std::vector<NestDim> imm = out_dims;
                 if (spec.add->conv_shl > 0) {
-                  const runtime::UopKernel k = make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm);
+                  const runtime::EncodedKernel& k = kernels.get(UopKind::kAlu, acc_base, 0, 0, imm);
                   for (int64_t piece : shift_pieces(c, -spec.add->conv_shl)) {
                     cb.alu(k, hw::AluOp::kShr, true, int32_t(piece));
                   }
                 }
                 std::vector<NestDim> rd = out_dims;
                 for (NestDim& d : rd) d.src = d.dst;
-                cb.gemm(make_nest_kernel(c, UopKind::kGemm, acc_base, inp_base + uint32_t(t.res_offset), ident_wgt, rd));
+                cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base + uint32_t(t.res_offset), ident_wgt, rd));
                 cb.dep_push(Module::kCompute, Module::kLoad);
-                emit_requant(cb, c, arv, acc_base, out_dims, 0, 0, -1, false, spec.add->clip_min, spec.add->clip_max);
+                emit_requant(cb, c, arv, acc_base, out_dims, 0, 0, -1, false, spec.add->clip_min, spec.add->clip_max,
+                             &kernels);
               }
               cb.dep_push(Module::kCompute, Module::kStore);
             }

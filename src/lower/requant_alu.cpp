@@ -88,38 +88,41 @@ RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>
 void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const RequantVectors& rv,
                   uint32_t acc_base, const std::vector<NestDim>& dims, uint32_t ch0,
                   uint32_t vec_stride, int channel_dim, bool bias_add, int64_t clip_min,
-                  int64_t clip_max) {
+                  int64_t clip_max, NestKernelMemo* memo) {
   using runtime::UopKind;
   // A vector operand: src walks the channel blocks, broadcast over everything else.
-  auto vector_dims = [&]() {
-    std::vector<NestDim> d = dims;
-    for (size_t i = 0; i < d.size(); ++i) d[i].src = int(i) == channel_dim ? 1 : 0;
-    return d;
+  std::vector<NestDim> vector_dims = dims, imm_dims = dims;
+  for (size_t i = 0; i < dims.size(); ++i) vector_dims[i].src = int(i) == channel_dim ? 1 : 0;
+  for (NestDim& x : imm_dims) x.src = 0;  // the source is read but unused: point it at element 0
+  auto alu = [&](uint32_t src0, const std::vector<NestDim>& d, hw::AluOp op, bool use_imm, int64_t imm) {
+    if (memo) {
+      cb.alu(memo->get(UopKind::kAlu, acc_base, src0, 0, d), op, use_imm, int32_t(imm));
+    } else {
+      cb.alu(make_nest_kernel(c, UopKind::kAlu, acc_base, src0, 0, d), op, use_imm, int32_t(imm));
+    }
   };
-  auto imm_dims = [&]() {
-    std::vector<NestDim> d = dims;
-    for (NestDim& x : d) x.src = 0;  // the source is read but unused: point it at element 0
-    return d;
-  };
+  // Every immediate operation shares one kernel: look it up (or build it) once.
+  runtime::EncodedKernel own;
+  const runtime::EncodedKernel* imm_kernel = &own;
+  if (memo) {
+    imm_kernel = &memo->get(UopKind::kAlu, acc_base, 0, 0, imm_dims);
+  } else {
+    own = runtime::encode_kernel(make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm_dims), cb.device().layout());
+  }
+  auto alu_imm = [&](hw::AluOp op, int64_t imm) { cb.alu(*imm_kernel, op, true, int32_t(imm)); };
   if (rv.imm_only) {
-    const runtime::UopKernel k = make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm_dims());
-    for (int64_t a : rv.imm_adds) cb.alu(k, hw::AluOp::kAdd, true, int32_t(a));
-    if (bias_add && rv.imm_adds.empty()) cb.alu(k, hw::AluOp::kAdd, true, 0);
+    for (int64_t a : rv.imm_adds) alu_imm(hw::AluOp::kAdd, a);
+    if (bias_add && rv.imm_adds.empty()) alu_imm(hw::AluOp::kAdd, 0);
   } else if (bias_add) {
-    cb.alu(make_nest_kernel(c, UopKind::kAlu, acc_base, ch0, 0, vector_dims()), hw::AluOp::kAdd);
+    alu(ch0, vector_dims, hw::AluOp::kAdd, false, 0);
   }
   if (rv.pieces == 0) {
-    const runtime::UopKernel k = make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm_dims());
-    for (int64_t s : rv.imm_shifts) cb.alu(k, hw::AluOp::kShr, true, int32_t(s));
+    for (int64_t s : rv.imm_shifts) alu_imm(hw::AluOp::kShr, s);
   } else {
-    for (int64_t p = 1; p <= rv.pieces; ++p) {
-      cb.alu(make_nest_kernel(c, UopKind::kAlu, acc_base, uint32_t(p) * vec_stride + ch0, 0, vector_dims()),
-             hw::AluOp::kShr);
-    }
+    for (int64_t p = 1; p <= rv.pieces; ++p) alu(uint32_t(p) * vec_stride + ch0, vector_dims, hw::AluOp::kShr, false, 0);
   }
-  const runtime::UopKernel k = make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm_dims());
-  cb.alu(k, hw::AluOp::kMin, true, int32_t(clip_max));
-  cb.alu(k, hw::AluOp::kMax, true, int32_t(clip_min));
+  alu_imm(hw::AluOp::kMin, clip_max);
+  alu_imm(hw::AluOp::kMax, clip_min);
 }
 
 }  // namespace tauvta::lower

@@ -100,4 +100,17 @@ runtime::UopKernel make_nest_kernel(const hw::HwConfig& c, runtime::UopKind kind
   return k;
 }
 
+size_t NestKernelMemo::KeyHash::operator()(const std::vector<uint32_t>& k) const {
+  return size_t(runtime::hash_uop_words(k));
+}
+
+const runtime::EncodedKernel& NestKernelMemo::get(runtime::UopKind kind, uint32_t dst0, uint32_t src0, uint32_t wgt0,
+                                                  const std::vector<NestDim>& dims) {
+  key_.assign({uint32_t(kind), dst0, src0, wgt0});
+  for (const NestDim& d : dims) key_.insert(key_.end(), {d.extent, d.dst, d.src, d.wgt});
+  auto it = memo_.find(key_);
+  if (it == memo_.end()) it = memo_.emplace(key_, runtime::encode_kernel(make_nest_kernel(config_, kind, dst0, src0, wgt0, dims), layout_)).first;
+  return it->second;
+}
+
 }  // namespace tauvta::lower

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "hw/hw_config.h"
@@ -26,5 +27,23 @@ runtime::UopKernel make_nest_kernel(const hw::HwConfig& config, runtime::UopKind
 
 // Micro-op executions of a nest (the product of its extents).
 uint64_t nest_points(const std::vector<NestDim>& dims);
+
+// The kernels one lowering asks for again and again (every interior tile of a layer runs the
+// same nests at the same bases), each built once: lowering is the tuner's inner loop.
+class NestKernelMemo {
+ public:
+  NestKernelMemo(const hw::HwConfig& config, const hw::IsaLayout& layout) : config_(config), layout_(layout) {}
+  const runtime::EncodedKernel& get(runtime::UopKind kind, uint32_t dst0, uint32_t src0, uint32_t wgt0,
+                                    const std::vector<NestDim>& dims);
+
+ private:
+  const hw::HwConfig& config_;
+  const hw::IsaLayout& layout_;
+  std::vector<uint32_t> key_;
+  struct KeyHash {
+    size_t operator()(const std::vector<uint32_t>& k) const;
+  };
+  std::unordered_map<std::vector<uint32_t>, runtime::EncodedKernel, KeyHash> memo_;
+};
 
 }  // namespace tauvta::lower

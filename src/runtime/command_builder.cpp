@@ -101,7 +101,7 @@ size_t CommandBuilder::append(hw::Insn insn) {
   insn.pop_next = insn.pop_next || pending_pop_next_[m];
   pending_pop_prev_[m] = pending_pop_next_[m] = false;
   try {
-    (void)device_.layout().encode(insn);
+    if (!device_.layout().fits(insn)) (void)device_.layout().encode(insn);  // throws saying which field
   } catch (const Error& e) {
     throw Error(fmt::format("instruction {} ({}): {}", insns_.size(), hw::disassemble(insn),
                             e.what()));
@@ -251,37 +251,36 @@ void CommandBuilder::store_2d(uint32_t sram_base, const DramBuffer& dst, uint64_
   maybe_flush();
 }
 
+void CommandBuilder::issue_kernel(std::span<const uint32_t> words, uint64_t hash, UopKind kind,
+                                  const UopLoop& lo, const UopLoop& li, hw::Insn insn) {
+  UopPlacement pl = device_.uop_cache().place(words, hash);
+  if (!pl.loads.empty()) {
+    uop_loads_.push_back(UopLoadRecord{insns_.size(), kind, pl.bgn, std::vector<uint32_t>(words.begin(), words.end())});
+  }
+  for (const hw::Insn& load : pl.loads) append(load);
+  insn.uop_bgn = pl.bgn;
+  insn.uop_end = pl.end;
+  insn.iter_out = lo.extent;
+  insn.iter_in = li.extent;
+  insn.dst_factor_out = lo.dst_factor;
+  insn.dst_factor_in = li.dst_factor;
+  insn.src_factor_out = lo.src_factor;
+  insn.src_factor_in = li.src_factor;
+  if (insn.opcode == hw::Opcode::kGemm) {
+    insn.wgt_factor_out = lo.wgt_factor;
+    insn.wgt_factor_in = li.wgt_factor;
+  }
+  append(insn);
+}
+
 void CommandBuilder::run_kernel(const UopKernel& kernel, hw::Insn insn) {
   const hw::IsaLayout& layout = device_.layout();
   UopKernelCache& cache = device_.uop_cache();
-  auto issue = [&](std::span<const uint32_t> words, const UopKernel& k) {
-    UopPlacement pl = cache.place(words);
-    if (!pl.loads.empty()) {
-      uop_loads_.push_back(UopLoadRecord{insns_.size(), k.kind, pl.bgn,
-                                         std::vector<uint32_t>(words.begin(), words.end())});
-    }
-    for (const hw::Insn& load : pl.loads) append(load);
-    hw::Insn op = insn;
-    op.uop_bgn = pl.bgn;
-    op.uop_end = pl.end;
-    const UopLoop lo = k.outer(), li = k.inner();
-    op.iter_out = lo.extent;
-    op.iter_in = li.extent;
-    op.dst_factor_out = lo.dst_factor;
-    op.dst_factor_in = li.dst_factor;
-    op.src_factor_out = lo.src_factor;
-    op.src_factor_in = li.src_factor;
-    if (op.opcode == hw::Opcode::kGemm) {
-      op.wgt_factor_out = lo.wgt_factor;
-      op.wgt_factor_in = li.wgt_factor;
-    }
-    append(op);
-  };
   if (kernel.loops.size() > 2) throw Error("a micro-op kernel has at most two loops");
   if (kernel.uops.empty()) throw Error("a micro-op kernel needs at least one micro-op");
   const std::vector<uint32_t> words = kernel.encode(layout);
   if (words.size() <= cache.capacity()) {
-    issue(words, kernel);
+    issue_kernel(words, hash_uop_words(words), kernel.kind, kernel.outer(), kernel.inner(), insn);
     return;
   }
   // Too large for the micro-op SRAM: run every (outer, inner, uop) execution in order, in
@@ -291,11 +290,17 @@ void CommandBuilder::run_kernel(const UopKernel& kernel, hw::Insn insn) {
   const std::vector<uint32_t> flat_words = flat.encode(layout);
   for (size_t at = 0; at < flat_words.size(); at += cache.capacity()) {
     const size_t len = std::min<size_t>(cache.capacity(), flat_words.size() - at);
-    UopKernel chunk;
-    chunk.kind = kernel.kind;
-    chunk.uops.assign(flat.uops.begin() + at, flat.uops.begin() + at + len);
-    issue(std::span<const uint32_t>(flat_words).subspan(at, len), chunk);
+    const std::span<const uint32_t> chunk = std::span<const uint32_t>(flat_words).subspan(at, len);
+    issue_kernel(chunk, hash_uop_words(chunk), kernel.kind, UopLoop{}, UopLoop{}, insn);
   }
+}
+
+void CommandBuilder::run_kernel(const EncodedKernel& k, hw::Insn insn) {
+  if (k.kernel.loops.size() > 2 || k.words.empty() || k.words.size() > device_.uop_cache().capacity()) {
+    run_kernel(k.kernel, insn);  // the checks and the split path
+    return;
+  }
+  issue_kernel(k.words, k.hash, k.kernel.kind, k.kernel.outer(), k.kernel.inner(), insn);
 }
 
 bool CommandBuilder::prefetch(const UopKernel& kernel) {
@@ -312,17 +317,16 @@ bool CommandBuilder::prefetch(const UopKernel& kernel) {
   return true;
 }
 
-void CommandBuilder::gemm(const UopKernel& kernel, bool reset) {
-  if (kernel.kind != UopKind::kGemm) throw Error("gemm() needs a GEMM micro-op kernel");
+hw::Insn CommandBuilder::gemm_insn(UopKind kind, bool reset) const {
+  if (kind != UopKind::kGemm) throw Error("gemm() needs a GEMM micro-op kernel");
   hw::Insn insn;
   insn.opcode = hw::Opcode::kGemm;
   insn.reset = reset;
-  run_kernel(kernel, insn);
-  maybe_flush();
+  return insn;
 }
 
-void CommandBuilder::alu(const UopKernel& kernel, hw::AluOp op, bool use_imm, int32_t imm) {
-  if (kernel.kind != UopKind::kAlu) throw Error("alu() needs an ALU micro-op kernel");
+hw::Insn CommandBuilder::alu_insn(UopKind kind, hw::AluOp op, bool use_imm, int32_t imm) const {
+  if (kind != UopKind::kAlu) throw Error("alu() needs an ALU micro-op kernel");
   if (op == hw::AluOp::kMul && !config().timing.alu_mul) {
     throw Error("ALU MUL is switched off in this configuration (TIMING.ALU_MUL = false)");
   }
@@ -334,7 +338,26 @@ void CommandBuilder::alu(const UopKernel& kernel, hw::AluOp op, bool use_imm, in
   insn.alu_opcode = uint8_t(op);
   insn.use_imm = use_imm;
   insn.imm = imm;
-  run_kernel(kernel, insn);
+  return insn;
+}
+
+void CommandBuilder::gemm(const UopKernel& kernel, bool reset) {
+  run_kernel(kernel, gemm_insn(kernel.kind, reset));
+  maybe_flush();
+}
+
+void CommandBuilder::gemm(const EncodedKernel& kernel, bool reset) {
+  run_kernel(kernel, gemm_insn(kernel.kernel.kind, reset));
+  maybe_flush();
+}
+
+void CommandBuilder::alu(const UopKernel& kernel, hw::AluOp op, bool use_imm, int32_t imm) {
+  run_kernel(kernel, alu_insn(kernel.kind, op, use_imm, imm));
+  maybe_flush();
+}
+
+void CommandBuilder::alu(const EncodedKernel& kernel, hw::AluOp op, bool use_imm, int32_t imm) {
+  run_kernel(kernel, alu_insn(kernel.kernel.kind, op, use_imm, imm));
   maybe_flush();
 }
 

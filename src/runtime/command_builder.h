@@ -77,6 +77,10 @@ class CommandBuilder {
   // A kernel larger than the SRAM runs as materialized chunks in the same order (bit-identical).
   void gemm(const UopKernel& kernel, bool reset = false);
   void alu(const UopKernel& kernel, hw::AluOp op, bool use_imm = false, int32_t imm = 0);
+  // The same with the kernel encoded once by the caller (encode_kernel), for kernels issued
+  // many times.
+  void gemm(const EncodedKernel& kernel, bool reset = false);
+  void alu(const EncodedKernel& kernel, hw::AluOp op, bool use_imm = false, int32_t imm = 0);
 
   // Makes `kernel` resident now (a LOAD UOP on a miss) so a later gemm()/alu() with it is a hit;
   // lets a program load its kernels up front instead of between data-dependent steps. Returns
@@ -125,6 +129,11 @@ class CommandBuilder {
   void commit_pending_pops(hw::Module m);
   void count_flags(const hw::Insn& insn, int sign_push, int sign_pop);
   void run_kernel(const UopKernel& kernel, hw::Insn insn);
+  void run_kernel(const EncodedKernel& kernel, hw::Insn insn);
+  void issue_kernel(std::span<const uint32_t> words, uint64_t hash, UopKind kind, const UopLoop& outer,
+                    const UopLoop& inner, hw::Insn insn);
+  hw::Insn gemm_insn(UopKind kind, bool reset) const;
+  hw::Insn alu_insn(UopKind kind, hw::AluOp op, bool use_imm, int32_t imm) const;
   void maybe_flush();
   void reset_stream();
 

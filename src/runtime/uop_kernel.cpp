@@ -115,4 +115,21 @@ UopKernel UopKernelBuilder::build() const {
   return kernel_;
 }
 
+uint64_t hash_uop_words(std::span<const uint32_t> words) {
+  // Word-wise multiply-xor (FNV-style, one multiply per word), finished with a mix of the length.
+  uint64_t h = 1469598103934665603ull;
+  for (uint32_t w : words) h = (h ^ w) * 1099511628211ull;
+  h ^= words.size();
+  h ^= h >> 29;
+  return h;
+}
+
+EncodedKernel encode_kernel(const UopKernel& kernel, const hw::IsaLayout& layout) {
+  EncodedKernel e;
+  e.kernel = kernel;
+  e.words = kernel.encode(layout);
+  e.hash = hash_uop_words(e.words);
+  return e;
+}
+
 }  // namespace tauvta::runtime

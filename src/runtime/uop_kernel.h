@@ -41,6 +41,19 @@ struct UopKernel {
   friend bool operator==(const UopKernel&, const UopKernel&) = default;
 };
 
+// A kernel with its micro-op words and their content hash computed once: lowerings issue the
+// same kernel for every tile of a layer, and encoding and hashing it at each use would dominate
+// the lowering (the tuner's inner loop).
+struct EncodedKernel {
+  UopKernel kernel;
+  std::vector<uint32_t> words;
+  uint64_t hash = 0;
+};
+EncodedKernel encode_kernel(const UopKernel& kernel, const hw::IsaLayout& layout);
+
+// The content hash the micro-kernel cache looks kernels up by.
+uint64_t hash_uop_words(std::span<const uint32_t> words);
+
 // Records a kernel: loop_begin calls (at most two, before the first push), pushes, then one
 // loop_end per loop_begin. Misuse throws tauvta::Error.
 class UopKernelBuilder {

@@ -11,16 +11,6 @@ namespace {
 
 constexpr uint64_t kChunkBytes = uint64_t(1) << 18;
 
-uint64_t hash_words(std::span<const uint32_t> words) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a over the little-endian bytes
-  for (uint32_t w : words) {
-    for (int b = 0; b < 4; ++b) {
-      h ^= (w >> (8 * b)) & 0xffu;
-      h *= 1099511628211ull;
-    }
-  }
-  return h ^ words.size();
-}
 
 }  // namespace
 
@@ -56,13 +46,14 @@ uint32_t UopKernelCache::stage(std::span<const uint32_t> words) {
   return buf->elem_addr(hw::MemId::kUop, offset / 4);
 }
 
-UopPlacement UopKernelCache::place(std::span<const uint32_t> words) {
+UopPlacement UopKernelCache::place(std::span<const uint32_t> words) { return place(words, hash_uop_words(words)); }
+
+UopPlacement UopKernelCache::place(std::span<const uint32_t> words, uint64_t h) {
   if (words.empty() || words.size() > capacity_) {
     throw Error(fmt::format("micro-op kernel of {} micro-ops does not fit the {}-entry micro-op "
                             "buffer",
                             words.size(), capacity_));
   }
-  const uint64_t h = hash_words(words);
   size_t id = entries_.size();
   for (auto [it, last] = by_hash_.equal_range(h); it != last; ++it) {
     const Entry& e = entries_[it->second];

@@ -18,6 +18,7 @@
 #include "hw/insn.h"
 #include "hw/isa_layout.h"
 #include "runtime/device.h"
+#include "runtime/uop_kernel.h"
 
 namespace tauvta::runtime {
 
@@ -46,6 +47,8 @@ class UopKernelCache {
   uint32_t capacity() const { return capacity_; }
   // Makes `words` resident (1 <= size <= capacity). Throws tauvta::Error otherwise.
   UopPlacement place(std::span<const uint32_t> words);
+  // The same with the words' hash_uop_words() already known (an EncodedKernel's).
+  UopPlacement place(std::span<const uint32_t> words, uint64_t hash);
   // Forget what the SRAM holds (after a failed or timing-only run, or an SRAM reset). DRAM
   // copies stay, so later misses only cost the load.
   void invalidate();

@@ -22,9 +22,9 @@ CostObjective parse_cost_objective(const std::string& name);
 
 struct CostModelOptions {
   CostObjective objective = CostObjective::kRank;
-  int rounds = 80;  // boosting rounds per fit
+  int rounds = 50;  // boosting rounds per fit
   int max_depth = 6;
-  double eta = 0.2;
+  double eta = 0.3;
   double subsample = 1.0;
   int min_child_weight = 1;
   int max_bin = 64;  // histogram bins per feature: fewer bins, faster fits (the tuner refits often)

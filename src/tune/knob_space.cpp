@@ -124,19 +124,31 @@ std::optional<size_t> KnobSpace::find(const lower::Schedule& s) const {
 }
 
 std::optional<size_t> KnobSpace::random_neighbor(size_t point, std::mt19937_64& rng) const {
-  std::vector<uint32_t> co = coords(point);
-  // Every one-knob change, visited in a random order until a legal one turns up.
+  // A few random one-knob changes first (the common case: most neighbours are legal), then
+  // every change in a random order until a legal one turns up.
+  const uint64_t gi0 = grid_index_[point];
+  auto choice = [&](size_t k) { return uint32_t((gi0 / radix_[k]) % knobs_[k].values.size()); };
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const size_t k = std::uniform_int_distribution<size_t>(0, knobs_.size() - 1)(rng);
+    const uint32_t n = uint32_t(knobs_[k].values.size());
+    if (n < 2) continue;
+    const uint32_t cur = choice(k);
+    uint32_t v = std::uniform_int_distribution<uint32_t>(0, n - 2)(rng);
+    if (v >= cur) ++v;
+    const uint64_t gi = gi0 - uint64_t(cur) * radix_[k] + uint64_t(v) * radix_[k];
+    if (grid_[gi] >= 0) return size_t(grid_[gi]);
+  }
   std::vector<std::pair<uint32_t, uint32_t>> moves;
   for (size_t k = 0; k < knobs_.size(); ++k) {
     for (uint32_t v = 0; v < knobs_[k].values.size(); ++v) {
-      if (v != co[k]) moves.emplace_back(uint32_t(k), v);
+      if (v != choice(k)) moves.emplace_back(uint32_t(k), v);
     }
   }
   for (size_t i = 0; i < moves.size(); ++i) {
     std::uniform_int_distribution<size_t> pick(i, moves.size() - 1);
     std::swap(moves[i], moves[pick(rng)]);
     const auto [k, v] = moves[i];
-    const uint64_t gi = grid_index_[point] - uint64_t(co[k]) * radix_[k] + uint64_t(v) * radix_[k];
+    const uint64_t gi = gi0 - uint64_t(choice(k)) * radix_[k] + uint64_t(v) * radix_[k];
     if (grid_[gi] >= 0) return size_t(grid_[gi]);
   }
   return std::nullopt;

@@ -1,6 +1,8 @@
 #include "tune/trial_log.h"
 
+#include <cmath>
 #include <fstream>
+#include <set>
 #include <limits>
 #include <sstream>
 
@@ -128,14 +130,14 @@ PickBestSummary pick_best(const std::filesystem::path& in, const std::filesystem
     throw Error(fmt::format("{}: pick-best would overwrite its own input", out.string()));
   }
   const std::string text = read_all(in);
-  PickBestSummary sum;
-  struct Best {
+  // Every record as (key, schedule, cost): VTA records keyed by target, task and workload;
+  // other targets' by their whole input, with their mean cost when they succeeded.
+  struct Entry {
+    std::string key, schedule, line;
     double cost;
-    size_t order;
-    std::string line;
+    int64_t error_no;
   };
-  std::map<std::string, Best> best;  // key: target + task + workload
-  size_t order = 0;
+  std::vector<Entry> entries;
   for_lines(text, [&](int64_t line, const std::string& s, bool) {
     if (blank_or_comment(s)) return;
     json j;
@@ -144,45 +146,56 @@ PickBestSummary pick_best(const std::filesystem::path& in, const std::filesystem
     } catch (const json::exception& e) {
       throw Error(fmt::format("{}:{}: not a JSON record: {}", in.string(), line, e.what()));
     }
-    ++sum.lines;
-    std::string key;
-    double cost = std::numeric_limits<double>::infinity();
+    Entry e{"", "", s, std::numeric_limits<double>::infinity(), 0};
     if (std::optional<lower::TuningRecord> r = lower::parse_tuning_record(j, in.string(), line)) {
-      key = fmt::format("{}|{}|{}", r->target, lower::op_kind_task(r->workload.kind), r->workload.to_string());
-      cost = lower::record_seconds(*r);
+      e.key = fmt::format("{}|{}|{}", r->target, lower::op_kind_task(r->workload.kind), r->workload.to_string());
+      e.schedule = r->schedule.to_string(r->workload.kind);
+      e.cost = lower::record_seconds(*r);
+      e.error_no = r->error_no;
     } else {
-      // Another target's record: keyed by its whole input, its mean cost when it succeeded.
       if (!j.contains("input") || !j.contains("result")) {
         throw Error(fmt::format("{}:{}: not an AutoTVM record (no input or result)", in.string(), line));
       }
-      key = j["input"].dump();
+      e.key = j["input"].dump();
+      e.schedule = j.contains("config") ? j["config"].dump() : "";
       const json& res = j["result"];
       if (res.is_array() && res.size() >= 2 && res[1] == 0 && res[0].is_array() && !res[0].empty()) {
         double total = 0;
         for (const json& c : res[0]) total += c.is_number() ? c.get<double>() : std::numeric_limits<double>::infinity();
-        cost = total / double(res[0].size());
+        e.cost = total / double(res[0].size());
       }
+      if (res.is_array() && res.size() >= 2 && res[1].is_number_integer()) e.error_no = res[1].get<int64_t>();
     }
-    if (!std::isfinite(cost)) {
-      ++sum.failed;
-      return;
-    }
-    auto it = best.find(key);
-    if (it == best.end()) {
-      best.emplace(key, Best{cost, order++, s});
-    } else if (cost < it->second.cost) {
-      it->second.cost = cost;
-      it->second.line = s;
-    }
+    entries.push_back(std::move(e));
   });
-  std::vector<const Best*> ordered;
-  for (const auto& [k, b] : best) ordered.push_back(&b);
-  std::sort(ordered.begin(), ordered.end(), [](const Best* a, const Best* b) { return a->order < b->order; });
+  // A schedule the functional check found wrong is never a best, whatever it measured.
+  std::set<std::pair<std::string, std::string>> wrong;
+  for (const Entry& e : entries) {
+    if (e.error_no == kWrongAnswer) wrong.insert({e.key, e.schedule});
+  }
+  PickBestSummary sum;
+  sum.lines = entries.size();
+  std::map<std::string, size_t> best;  // key -> entry
+  std::vector<std::string> order;      // keys in order of first appearance
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    if (!std::isfinite(e.cost) || wrong.count({e.key, e.schedule})) {
+      ++sum.failed;
+      continue;
+    }
+    auto it = best.find(e.key);
+    if (it == best.end()) {
+      best.emplace(e.key, i);
+      order.push_back(e.key);
+    } else if (e.cost < entries[it->second].cost) {
+      it->second = i;
+    }
+  }
   std::ofstream o(out, std::ios::binary | std::ios::trunc);
   if (!o) throw Error(fmt::format("{}: cannot write", out.string()));
-  for (const Best* b : ordered) o << b->line << '\n';
+  for (const std::string& k : order) o << entries[best.at(k)].line << '\n';
   if (!o) throw Error(fmt::format("{}: write error", out.string()));
-  sum.kept = ordered.size();
+  sum.kept = order.size();
   return sum;
 }
 

@@ -56,7 +56,7 @@ nlohmann::json trial_record(const hw::HwConfig& c, const lower::ConvWorkload& w,
 struct PickBestSummary {
   size_t lines = 0;      // records read
   size_t kept = 0;       // records written (one per workload and target)
-  size_t failed = 0;     // records without a successful measurement
+  size_t failed = 0;     // records without a successful measurement (or found wrong)
 };
 
 // Writes, for every (target, task, workload), the record with the lowest mean measured cost, as

@@ -1,9 +1,10 @@
 // The tuning loop of one task (TVM's Tuner.tune, tau-VTA's Algorithm 1 lines 4-10): ask the
-// searcher for a batch, measure it on the pool, verify candidates that would become the best
-// (and a sample of the others) bit-exact on the functional simulator, log every trial, tell the
-// searcher, until the trial budget, the space or the early-stopping patience runs out. Trials
-// already in the log are read back first and never measured again. A library call with no
-// global state, deterministic for a seed.
+// searcher for a batch, measure it on the pool, log every trial, tell the searcher, until the
+// trial budget, the space or the early-stopping patience runs out. Trials already in the log are
+// read back first and never measured again. Then the best (and a random sample of the others)
+// runs on the functional simulator against the integer reference; a best that differs is logged
+// as a wrong answer and the next best takes its place, so a wrong schedule can never win. A
+// library call with no global state, deterministic for a seed.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,8 @@ struct TuneOptions {
   int64_t trials = 1000;        // per task, counting trials resumed from the log
   int64_t early_stopping = 0;   // stop after this many trials without a better one (0: never)
   size_t batch = 32;            // candidates per ask/tell round
-  bool verify = true;           // run new bests functionally against the integer reference
-  double verify_rate = 0.02;    // ... and this share of the other successful trials
+  bool verify = true;           // run the best functionally against the integer reference
+  int64_t verify_sample = 3;    // ... and this many other successful trials, drawn at random
 };
 
 struct TaskProgress {

@@ -158,3 +158,48 @@ TEST(TrialLog, MalformedLineInTheMiddleIsAnErrorNamingTheLine) {
 
 }  // namespace
 }  // namespace tauvta::tune
+
+namespace tauvta::tune {
+namespace {
+
+// A schedule the functional check found wrong (a WRONG_ANSWER record after its timing record)
+// never wins: not in pick-best, not on resume, not in `run --tuning-log`.
+TEST(TrialLog, ASchedulesFoundWrongNeverWins) {
+  const hw::HwConfig c = preset("pynq");
+  const std::filesystem::path dir = temp_dir("wrong");
+  const std::filesystem::path in = dir / "log.jsonl", out = dir / "best.jsonl";
+  const TuneTask task = workload_task(c, parse_workload_spec("conv2d,ci=64,h=28,w=28,co=64,k=3,s=1,p=1"));
+  const KnobSpace space(c, task.workload(), task.needs);
+  Measurer m(c, 1);
+  const lower::Schedule fast = space.schedule(0), slow = space.schedule(1);
+  {
+    TrialLog log(in);
+    Measurement mf;
+    mf.cycles = 1000;
+    mf.seconds = 1e-5;
+    Measurement ms = mf;
+    ms.seconds = 2e-5;
+    log.append(trial_record(c, task.workload(), fast, space.config_index(0), mf, 0, {}));
+    log.append(trial_record(c, task.workload(), slow, space.config_index(1), ms, 0, {}));
+    Measurement wrong;
+    wrong.error_no = kWrongAnswer;
+    log.append(trial_record(c, task.workload(), fast, space.config_index(0), wrong, 0, {}));
+  }
+  const PickBestSummary s = pick_best(in, out, false);
+  EXPECT_EQ(s.kept, 1u);
+  const lower::TuningLog best = lower::read_tuning_log(out);
+  ASSERT_EQ(best.records.size(), 1u);
+  EXPECT_EQ(best.records[0].schedule, slow);
+  TrialLog log(in);
+  TuneOptions o;
+  o.trials = 2;
+  o.verify = false;
+  const TaskResult r = tune_task(task, o, m, &log);
+  EXPECT_EQ(r.resumed, 2);
+  EXPECT_EQ(r.wrong, 1);
+  ASSERT_TRUE(r.best.has_value());
+  EXPECT_EQ(*r.best, slow);
+}
+
+}  // namespace
+}  // namespace tauvta::tune

@@ -93,11 +93,11 @@ TEST(Tuner, TunedSchedulesAreVerifiedBitExactAndBeatTheirStart) {
     TuneOptions o;
     o.trials = 64;
     o.batch = 16;
-    o.verify_rate = 0.05;
+    o.verify_sample = 4;
     const TaskResult r = tune_task(task, o, m, nullptr);
     ASSERT_TRUE(r.best.has_value()) << cfg;
     EXPECT_TRUE(r.best_verified) << cfg;
-    EXPECT_GE(r.verified, 1) << cfg;
+    EXPECT_EQ(r.verified, 5) << cfg;  // the best and the sample
     EXPECT_EQ(r.wrong, 0) << cfg;
     EXPECT_EQ(r.trials, 64);
     EXPECT_EQ(r.best_so_far.size(), 64u);
