@@ -1,7 +1,8 @@
 // The schedule autotuner's benchmark: on the conv2d layer of the VTA and tau-VTA figures
 // (IC=256, OC=256, H=W=14, 3x3, stride 1, padding 0, pynq) and on every ResNet-18 conv/dense
 // task, the trials xgb and random search need to reach 95% of the best schedule any run found
-// (median over seeds), and the measured trials per second with 1 and 2 threads.
+// (median over seeds; xgb with and without its analytic prior, "cold" being AutoTVM's random
+// start), and the measured trials per second with 1 and 2 threads.
 //   build/bench/tune_bench [--model build/models/resnet18.onnx] [--seeds 5] [--trials 1000]
 //                          [--skip-resnet] [--json OUT]
 #include <algorithm>
@@ -40,17 +41,18 @@ struct Comparison {
   std::string task;
   size_t space = 0;
   double best_gops = 0, heuristic_gops = 0;
-  double xgb_median = 0, random_median = 0;
+  double xgb_median = 0, random_median = 0, cold_median = 0;  // cold: xgb without the analytic prior
 };
 
 Comparison compare(const tune::TuneTask& task, int seeds, int64_t trials, tune::Measurer& m) {
   Comparison out;
   out.task = task.name;
   std::map<std::string, std::vector<std::vector<double>>> curves;
-  for (const char* kind : {"xgb", "random"}) {
+  for (const std::string variant : {"xgb", "xgb-cold", "random"}) {
     for (int s = 1; s <= seeds; ++s) {
       tune::TuneOptions o;
-      o.searcher.kind = kind;
+      o.searcher.kind = variant == "random" ? "random" : "xgb";
+      o.searcher.analytic_prior = variant != "xgb-cold";
       o.searcher.seed = uint64_t(s);
       o.searcher.model.seed = uint64_t(s);
       o.trials = trials;
@@ -59,13 +61,13 @@ Comparison compare(const tune::TuneTask& task, int seeds, int64_t trials, tune::
       out.space = r.space_size;
       out.heuristic_gops = r.default_measure.gops;
       out.best_gops = std::max(out.best_gops, r.best_measure.gops);
-      curves[kind].push_back(r.best_so_far);
+      curves[variant].push_back(r.best_so_far);
     }
   }
   for (const auto& [kind, runs] : curves) {
     std::vector<double> t;
     for (const auto& curve : runs) t.push_back(trials_to(curve, 0.95 * out.best_gops));
-    (kind == "xgb" ? out.xgb_median : out.random_median) = median(t);
+    (kind == "xgb" ? out.xgb_median : kind == "xgb-cold" ? out.cold_median : out.random_median) = median(t);
   }
   return out;
 }
@@ -101,18 +103,23 @@ int main(int argc, char** argv) {
       for (tune::TuneTask& t : tune::extract_tasks(net)) tasks.push_back(std::move(t));
     }
     tune::Measurer m2(c, 2);
-    std::cout << fmt::format("{:<56} {:>6} {:>9} {:>9} {:>10} {:>10} {:>7}\n", "task (pynq, 100 MHz)", "space",
-                             "heur GOPS", "best GOPS", "xgb to95%", "rand to95%", "ratio");
+    std::cout << fmt::format("{:<56} {:>6} {:>9} {:>9} {:>10} {:>10} {:>10} {:>7} {:>7}\n", "task (pynq, 100 MHz)",
+                             "space", "heur GOPS", "best GOPS", "xgb to95%", "cold to95%", "rand to95%", "ratio",
+                             "cold");
     nlohmann::json rows = nlohmann::json::array();
     for (const tune::TuneTask& t : tasks) {
       const Comparison r = compare(t, seeds, trials, m2);
       const double ratio = r.xgb_median > 0 ? r.random_median / r.xgb_median : 0;
-      std::cout << fmt::format("{:<56} {:>6} {:>9.2f} {:>9.2f} {:>10.1f} {:>10.1f} {:>6.2f}x\n", r.task.substr(0, 56),
-                               r.space, r.heuristic_gops, r.best_gops, r.xgb_median, r.random_median, ratio)
+      const double cold = r.cold_median > 0 ? r.random_median / r.cold_median : 0;
+      std::cout << fmt::format("{:<56} {:>6} {:>9.2f} {:>9.2f} {:>10.1f} {:>10.1f} {:>10.1f} {:>6.2f}x {:>6.2f}x\n",
+                               r.task.substr(0, 56), r.space, r.heuristic_gops, r.best_gops, r.xgb_median,
+                               r.cold_median, r.random_median, ratio, cold)
                 << std::flush;
       rows.push_back({{"task", r.task}, {"space", r.space}, {"heuristic_gops", r.heuristic_gops},
                       {"best_gops", r.best_gops}, {"xgb_median_trials_to_95", r.xgb_median},
-                      {"random_median_trials_to_95", r.random_median}, {"random_over_xgb", ratio}});
+                      {"xgb_cold_median_trials_to_95", r.cold_median},
+                      {"random_median_trials_to_95", r.random_median}, {"random_over_xgb", ratio},
+                      {"random_over_xgb_cold", cold}});
     }
     j["convergence"] = rows;
     // Measured trials per second on the same tasks: random search (no model in the way), the

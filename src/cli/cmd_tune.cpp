@@ -34,7 +34,7 @@ struct TuneArgs {
   std::string workload, log, csv, report, transfer, tasks, objective = "rank";
   tune::TuneOptions options;
   int threads = 0;
-  bool no_verify = false, quiet = false;
+  bool no_verify = false, no_prior = false, quiet = false;
 };
 
 struct PickArgs {
@@ -124,6 +124,7 @@ void run_tune(const TuneArgs& a) {
   }
   tune::TuneOptions o = a.options;
   o.verify = !a.no_verify;
+  o.searcher.analytic_prior = !a.no_prior;
   o.searcher.model.objective = tune::parse_cost_objective(a.objective);
   o.searcher.model.seed = o.searcher.seed;
   if (std::set<std::string>{"random", "grid", "sa", "xgb"}.count(o.searcher.kind) == 0) {
@@ -215,6 +216,7 @@ void run_tune(const TuneArgs& a) {
                     {"seed", o.searcher.seed},
                     {"threads", measurer.threads()},
                     {"objective", a.objective},
+                    {"analytic_prior", o.searcher.analytic_prior},
                     {"verify", o.verify},
                     {"verify_sample", o.verify_sample},
                     {"log", a.log},
@@ -294,6 +296,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--verify-sample", args->options.verify_sample,
                   "Successful trials besides the best also run functionally, drawn at random (default 3)");
   cmd->add_flag("--no-verify", args->no_verify, "Do not run candidates functionally against the integer reference");
+  cmd->add_flag("--no-prior", args->no_prior,
+                "xgb: first batches at random (as AutoTVM) instead of annealing over the analytic estimate");
   cmd->add_option("--csv", args->csv, "Convergence CSV: task, trial, best GOPS so far");
   cmd->add_option("--report", args->report, "JSON report: resolved config and options, per task results, end to end");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line");

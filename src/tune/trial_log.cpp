@@ -116,6 +116,7 @@ json trial_record(const hw::HwConfig& c, const lower::ConvWorkload& w, const low
   json t = extra;
   t["cycles"] = m.cycles;
   t["gops"] = m.gops;
+  t["insns"] = m.insns;
   if (!m.ok()) t["error"] = m.error;
   j["tauvta"] = t;
   return j;

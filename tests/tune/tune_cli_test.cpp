@@ -3,7 +3,9 @@
 // resumes and measures nothing; pick-best; and the must-fail messages.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -57,6 +59,35 @@ TEST(TuneCli, WorkloadTunesLogsResumesAndPicksBest) {
   const auto pb2 = run_tauvta("tune pick-best " + log + " -o " + best);
   EXPECT_EQ(pb2.code, 1);
   EXPECT_NE(pb2.out.find("file exists"), std::string::npos) << pb2.out;
+}
+
+// A real kill: the tuner is stopped with SIGKILL part way, then the same command finishes the
+// budget. Every finished trial is kept, none is measured twice, the log stays valid JSON lines.
+TEST(TuneCli, KilledRunResumesWithTheSameCommand) {
+  const std::filesystem::path dir = temp_dir("cli_kill");
+  const std::string log = (dir / "k.jsonl").string();
+  const std::string cmd = "tune --workload conv2d,ci=256,h=14,w=14,co=256,k=3,s=1,p=0 --tuner random --trials 1500 "
+                          "--no-verify -q --log " + log;
+  const std::string shell = "timeout -s KILL 0.6 " + std::string(TAUVTA_CLI_PATH) + " " + cmd + " > /dev/null 2>&1";
+  const int status = std::system(shell.c_str());
+  (void)status;
+  const size_t after_kill = count_lines(log);
+  const auto r = run_tauvta(cmd + " --report " + (dir / "r.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream in(log);
+  std::set<std::string> entities;
+  size_t lines = 0;
+  for (std::string l; std::getline(in, l);) {
+    if (l.empty()) continue;
+    ++lines;
+    const nlohmann::json j = nlohmann::json::parse(l);
+    EXPECT_TRUE(entities.insert(j["config"]["entity"].dump()).second) << "measured twice: " << l;
+  }
+  EXPECT_EQ(lines, 1500u);
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(dir / "r.json"));
+  EXPECT_EQ(j["tasks"][0]["trials"], 1500);
+  EXPECT_GE(j["tasks"][0]["resumed"].get<size_t>(), after_kill > 0 ? after_kill - 1 : 0);
+  EXPECT_EQ(j["tasks"][0]["resumed"].get<size_t>() + j["tasks"][0]["measured"].get<size_t>(), 1500u);
 }
 
 TEST(TuneCli, ModelTasksTunedAndAppliedByRun) {
