@@ -34,7 +34,7 @@ struct TuneArgs {
   std::string workload, log, csv, report, transfer, tasks, objective = "rank";
   tune::TuneOptions options;
   int threads = 0;
-  bool no_verify = false, no_prior = false, quiet = false;
+  bool no_verify = false, no_prior = false, full_timing = false, quiet = false;
 };
 
 struct PickArgs {
@@ -125,6 +125,7 @@ void run_tune(const TuneArgs& a) {
   tune::TuneOptions o = a.options;
   o.verify = !a.no_verify;
   o.searcher.analytic_prior = !a.no_prior;
+  o.stop_slower = !a.full_timing;
   o.searcher.model.objective = tune::parse_cost_objective(a.objective);
   o.searcher.model.seed = o.searcher.seed;
   if (std::set<std::string>{"random", "grid", "sa", "xgb"}.count(o.searcher.kind) == 0) {
@@ -217,6 +218,7 @@ void run_tune(const TuneArgs& a) {
                     {"threads", measurer.threads()},
                     {"objective", a.objective},
                     {"analytic_prior", o.searcher.analytic_prior},
+                    {"stop_slower", o.stop_slower},
                     {"verify", o.verify},
                     {"verify_sample", o.verify_sample},
                     {"log", a.log},
@@ -289,13 +291,15 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--early-stopping", args->options.early_stopping, "Stop a task after N trials without improvement");
   cmd->add_option("--seed", args->options.searcher.seed, "Seed of the search (default 1)");
   cmd->add_option("--threads", args->threads, "Measurement threads (default: every core)");
-  cmd->add_option("--batch-size", args->options.batch, "Candidates per ask/tell round (default 32)");
+  cmd->add_option("--batch-size", args->options.batch, "Candidates per ask/tell round (default 64)");
   cmd->add_option("--objective", args->objective, "xgb cost model objective: rank or regression (default rank)");
   cmd->add_option("--transfer", args->transfer, "Warm-start the cost model from another log's measurements");
   cmd->add_option("--tasks", args->tasks, "Only these tasks (1-based numbers and ranges: 1,3-5)");
   cmd->add_option("--verify-sample", args->options.verify_sample,
-                  "Successful trials besides the best also run functionally, drawn at random (default 3)");
+                  "Successful trials besides the best also run functionally, drawn at random (default 1)");
   cmd->add_flag("--no-verify", args->no_verify, "Do not run candidates functionally against the integer reference");
+  cmd->add_flag("--full-timing", args->full_timing,
+                "Time every candidate to the end (default: stop one once it is slower than the best so far)");
   cmd->add_flag("--no-prior", args->no_prior,
                 "xgb: first batches at random (as AutoTVM) instead of annealing over the analytic estimate");
   cmd->add_option("--csv", args->csv, "Convergence CSV: task, trial, best GOPS so far");

@@ -1,5 +1,6 @@
 #include "lower/program.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -63,6 +64,20 @@ std::vector<sim::RunReport> ProgramTimer::time_layers(const Program& p) {
     out[s.layer].timing_only = true;
   }
   return out;
+}
+
+sim::RunReport ProgramTimer::time(const Program& p, uint64_t cycle_limit) {
+  sim::RunReport total;
+  total.timing_only = true;
+  for (const ProgramStream& s : p.streams) {
+    sim::RunReport r;
+    r.timing_only = true;
+    const uint64_t left = cycle_limit - std::min(cycle_limit, total.cycles);
+    impl_->model.schedule(s.insns, {}, r, left);
+    total.add(r);
+    if (total.cycles > cycle_limit) break;
+  }
+  return total;
 }
 
 sim::RunReport ProgramTimer::time(const Program& p) {

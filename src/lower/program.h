@@ -69,6 +69,9 @@ class ProgramTimer {
   // One report per layer of `p` (its streams summed), in layer order.
   std::vector<sim::RunReport> time_layers(const Program& p);
   sim::RunReport time(const Program& p);  // the whole program
+  // The whole program, stopping once it passes `cycle_limit` cycles (then the result's cycles
+  // are a lower bound above the limit): the tuner's candidates slower than its best so far.
+  sim::RunReport time(const Program& p, uint64_t cycle_limit);
 
  private:
   struct Impl;

@@ -1,5 +1,7 @@
 #include "runtime/device.h"
 
+#include <bit>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -77,12 +79,20 @@ void DramBuffer::fill_zero() {
 
 uint64_t DramBuffer::elem_count(hw::MemId mem) const {
   if (driver_ == nullptr) return 0;
-  return size_ / elem_bytes(driver_->config(), mem);
+  const uint64_t eb = elem_bytes(driver_->config(), mem);
+  // Element sizes are powers of two on every config: a shift, not a division (lowering asks
+  // this for every load and store it emits).
+  return std::has_single_bit(eb) ? size_ >> std::countr_zero(eb) : size_ / eb;
 }
 
 uint32_t DramBuffer::elem_addr(hw::MemId mem, uint64_t elem_offset) const {
   if (driver_ == nullptr) throw Error("elem_addr on an empty DramBuffer");
   const uint64_t eb = elem_bytes(driver_->config(), mem);
+  if (std::has_single_bit(eb)) {
+    const int sh = std::countr_zero(eb);
+    const uint64_t addr = (addr_ >> sh) + elem_offset;
+    if ((addr_ & (eb - 1)) == 0 && elem_offset <= (size_ >> sh) && addr <= UINT32_MAX) return uint32_t(addr);
+  }
   if (addr_ % eb != 0) {
     throw Error(fmt::format("DRAM buffer at {:#x} is not aligned to the {}-byte {} element", addr_,
                             eb, hw::mem_id_name(uint8_t(mem))));

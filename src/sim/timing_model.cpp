@@ -119,7 +119,8 @@ struct ModuleState {
 }  // namespace
 
 void TimingModel::schedule(std::span<const Insn> program,
-                           const std::function<void(size_t)>& on_start, RunReport& report) {
+                           const std::function<void(size_t)>& on_start, RunReport& report,
+                           uint64_t cycle_limit) {
   const size_t n = program.size();
   const uint64_t cmd_depth = uint64_t(config_.timing.cmd_queue_depth);
   const uint64_t tok_depth = uint64_t(config_.timing.token_queue_depth);
@@ -279,6 +280,11 @@ void TimingModel::schedule(std::span<const Insn> program,
       throw Error("deadlock: no instruction can proceed" + why);
     }
 
+    if (best_start > cycle_limit) {
+      report.cycles = best_start;
+      report.insns = n;
+      return;
+    }
     ModuleState& ms = mods[best];
     const uint32_t i = (*ms.queue)[ms.next];
     ModuleStats& st = report.modules[best];

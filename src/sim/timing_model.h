@@ -53,8 +53,11 @@ class TimingModel {
   // Schedules `program` (which must end with FINISH; checked by the caller). Fills the timing
   // fields of `report`. Throws tauvta::Error on deadlock, naming the blocked instructions.
   // Scratch buffers are kept between calls: the tuner schedules many programs in a row.
+  // `cycle_limit`: stop once the next instruction would start after this cycle (the tuner's
+  // candidate is already slower than its best); report.cycles is then that start, a lower bound
+  // above the limit, and the other counters cover the instructions started so far.
   void schedule(std::span<const hw::Insn> program, const std::function<void(size_t)>& on_start,
-                RunReport& report);
+                RunReport& report, uint64_t cycle_limit = UINT64_MAX);
 
  private:
   struct Planned {  // what the schedule needs of one instruction, computed once

@@ -17,7 +17,7 @@ namespace tauvta::tune {
 namespace {
 
 Measurement measure_one(const hw::HwConfig& c, lower::ProgramTimer& timer, const lower::ConvLayerSpec& spec,
-                        const lower::Schedule& s) {
+                        const lower::Schedule& s, uint64_t cycle_limit) {
   Measurement m;
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -36,9 +36,15 @@ Measurement measure_one(const hw::HwConfig& c, lower::ProgramTimer& timer, const
     return m;
   }
   try {
-    const sim::RunReport r = timer.time(p);
+    const sim::RunReport r = timer.time(p, cycle_limit);
     m.cycles = r.cycles;
     m.insns = p.num_insns();
+    if (r.cycles > cycle_limit) {
+      m.error_no = kRunTimeout;
+      m.error = fmt::format("stopped after {} cycles: slower than the best so far ({} cycles)", r.cycles, cycle_limit);
+      m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return m;
+    }
   } catch (const std::exception& e) {
     m.error_no = kRuntimeDeviceError;
     m.error = e.what();
@@ -66,13 +72,14 @@ struct Measurer::Pool {
   // The current batch.
   const lower::ConvLayerSpec* spec = nullptr;
   std::span<const lower::Schedule> schedules;
+  uint64_t cycle_limit = UINT64_MAX;
   Measurement* results = nullptr;
   std::atomic<size_t> next{0};
   size_t busy = 0;
 
   void work(lower::ProgramTimer& timer) {
     for (size_t i = next.fetch_add(1); i < schedules.size(); i = next.fetch_add(1)) {
-      results[i] = measure_one(config, timer, *spec, schedules[i]);
+      results[i] = measure_one(config, timer, *spec, schedules[i], cycle_limit);
     }
   }
 
@@ -112,13 +119,15 @@ Measurer::~Measurer() {
 int Measurer::threads() const { return pool_->threads; }
 const hw::HwConfig& Measurer::config() const { return pool_->config; }
 
-std::vector<Measurement> Measurer::measure(const lower::ConvLayerSpec& spec, std::span<const lower::Schedule> schedules) {
+std::vector<Measurement> Measurer::measure(const lower::ConvLayerSpec& spec, std::span<const lower::Schedule> schedules,
+                                           uint64_t cycle_limit) {
   std::vector<Measurement> out(schedules.size());
   Pool& p = *pool_;
   {
     std::lock_guard<std::mutex> lock(p.mu);
     p.spec = &spec;
     p.schedules = schedules;
+    p.cycle_limit = cycle_limit;
     p.results = out.data();
     p.next = 0;
     p.busy = p.workers.size();

@@ -23,6 +23,7 @@ enum ErrorNo : int {
   kCompileDeviceError = 3,  // lowering failed
   kRuntimeDeviceError = 4,  // the timing model or simulator failed
   kWrongAnswer = 5,         // the functional run differs from the integer reference
+  kRunTimeout = 7,          // timing stopped: already slower than the best so far
 };
 
 struct Measurement {
@@ -46,8 +47,11 @@ class Measurer {
 
   int threads() const;
   const hw::HwConfig& config() const;
-  // One result per schedule, in order.
-  std::vector<Measurement> measure(const lower::ConvLayerSpec& spec, std::span<const lower::Schedule> schedules);
+  // One result per schedule, in order. A candidate still running past `cycle_limit` cycles is
+  // stopped there and recorded as AutoTVM's RUN_TIMEOUT: it cannot beat a best of that many
+  // cycles, and the slowest candidates are the costliest to time.
+  std::vector<Measurement> measure(const lower::ConvLayerSpec& spec, std::span<const lower::Schedule> schedules,
+                                   uint64_t cycle_limit = UINT64_MAX);
 
  private:
   struct Pool;

@@ -24,6 +24,8 @@ double now_seconds() {
 
 double unix_time() { return double(std::time(nullptr)); }
 
+constexpr uint64_t kSlowerStop = 4;
+
 }  // namespace
 
 TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, TrialLog* log,
@@ -51,6 +53,7 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
   uint64_t successes = 0;
   std::vector<double> gops_of(space.size(), -1);  // measured GOPS per point (-1: not measured)
   double best = 0;
+  uint64_t best_cycles = 0;  // of the best so far (0: none yet)
   int64_t since_better = 0;
   auto record_trial = [&](size_t point, double gops) {
     ++r.trials;
@@ -87,6 +90,10 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
       if (rec.error_no != 0) ++r.errors;
       if (rec.error_no == kWrongAnswer) ++r.wrong;
       prior.push_back({*p, gops});
+      if (gops > 0) {
+        const uint64_t cycles = uint64_t(std::llround(seconds * c.timing.clock_mhz * 1e6));
+        if (best_cycles == 0 || cycles < best_cycles) best_cycles = cycles;
+      }
       gops_of[*p] = gops;
       record_trial(*p, gops);
     }
@@ -116,7 +123,11 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
     schedules.reserve(points.size());
     for (size_t p : points) schedules.push_back(space.schedule(p));
     const double m0 = now_seconds();
-    std::vector<Measurement> ms = m.measure(task.spec, schedules);
+    // Far slower candidates (the tail of tiny tiles and thousands of instructions) are the
+    // costliest to time and teach the model little beyond "bad": stop them at kSlowerStop times
+    // the best cycles so far.
+    const uint64_t limit = o.stop_slower && best_cycles > 0 ? best_cycles * kSlowerStop : UINT64_MAX;
+    std::vector<Measurement> ms = m.measure(task.spec, schedules, limit);
     r.measure_seconds += now_seconds() - m0;
     r.measured += int64_t(points.size());
     std::vector<TrialResult> told;
@@ -126,6 +137,7 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
       const double gops = mi.ok() ? mi.gops : 0;
       gops_of[points[i]] = gops;
       if (mi.ok() && gops > best) r.best_measure = mi;
+      if (mi.ok() && (best_cycles == 0 || mi.cycles < best_cycles)) best_cycles = mi.cycles;
       record_trial(points[i], gops);
       if (mi.ok()) {
         // Reservoir sample of the successful trials for the functional check.
@@ -141,7 +153,12 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
         const nlohmann::json extra = {{"tuner", searcher->name()}, {"trial", r.trials}, {"task", task.name}};
         log->append(trial_record(c, w, schedules[i], space.config_index(points[i]), mi, unix_time(), extra));
       }
-      told.push_back({points[i], gops});
+      // A candidate stopped at the cycle limit tells the searcher the GOPS it could at most
+      // reach (its cycles so far are a lower bound): below the best, still ranked.
+      const double told_gops = mi.error_no == kRunTimeout && mi.cycles > 0
+                                   ? 2.0 * double(w.macs()) / (double(mi.cycles) / (c.timing.clock_mhz * 1e6)) / 1e9
+                                   : gops;
+      told.push_back({points[i], told_gops});
     }
     searcher->report(told);
     show(false);

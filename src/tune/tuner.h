@@ -25,9 +25,12 @@ struct TuneOptions {
   SearcherOptions searcher;
   int64_t trials = 1000;        // per task, counting trials resumed from the log
   int64_t early_stopping = 0;   // stop after this many trials without a better one (0: never)
-  size_t batch = 32;            // candidates per ask/tell round
+  size_t batch = 64;            // candidates per ask/tell round (TVM measures 64 per plan)
   bool verify = true;           // run the best functionally against the integer reference
-  int64_t verify_sample = 3;    // ... and this many other successful trials, drawn at random
+  int64_t verify_sample = 1;    // ... and this many other successful trials, drawn at random
+  // Stop timing a candidate once it is slower than the best so far (AutoTVM's RUN_TIMEOUT);
+  // false: every candidate is timed to the end (its cycles logged, for models trained later).
+  bool stop_slower = true;
 };
 
 struct TaskProgress {
