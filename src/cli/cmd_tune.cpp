@@ -102,6 +102,11 @@ nlohmann::json task_json(const hw::HwConfig& c, const tune::TaskResult& r) {
                       {"measure_seconds", r.measure_seconds},
                       {"trials_per_second", r.trials_per_second()},
                       {"default", {{"schedule", r.default_schedule.to_string(k)}, {"measure", measure(r.default_measure)}}}};
+  if (!r.importance.empty()) {
+    nlohmann::json imp = nlohmann::json::array();
+    for (size_t i = 0; i < r.importance.size() && i < 12; ++i) imp.push_back({r.importance[i].first, r.importance[i].second});
+    j["feature_importance"] = imp;  // the cost model's (gain), best first
+  }
   if (r.best) {
     j["best"] = {{"schedule", r.best->to_string(k)},
                  {"entity", r.best->to_entity(k)},

@@ -116,9 +116,12 @@ UopKernel UopKernelBuilder::build() const {
 }
 
 uint64_t hash_uop_words(std::span<const uint32_t> words) {
-  // Word-wise multiply-xor (FNV-style, one multiply per word), finished with a mix of the length.
+  // Multiply-xor over pairs of words (FNV-style, one multiply per 64 bits), finished with a mix
+  // of the length.
   uint64_t h = 1469598103934665603ull;
-  for (uint32_t w : words) h = (h ^ w) * 1099511628211ull;
+  size_t i = 0;
+  for (; i + 1 < words.size(); i += 2) h = (h ^ (uint64_t(words[i]) | uint64_t(words[i + 1]) << 32)) * 1099511628211ull;
+  if (i < words.size()) h = (h ^ words[i]) * 1099511628211ull;
   h ^= words.size();
   h ^= h >> 29;
   return h;

@@ -62,6 +62,11 @@ class ModelSearcher final : public Searcher {
 
   std::string name() const override { return "xgb"; }
 
+  std::vector<std::pair<std::string, double>> feature_importance() const override {
+    if (!model_.trained()) return {};
+    return model_.feature_importance("gain");
+  }
+
  private:
   size_t nf() const { return num_features(); }
   std::span<const float> row(size_t p) const { return features_.subspan(p * nf(), nf()); }

@@ -59,6 +59,9 @@ class Searcher {
   // log): those are marked proposed too.
   virtual void report(std::span<const TrialResult> results);
   virtual std::string name() const = 0;
+  // The cost model's feature importance ("gain"), best first; empty for model-free searchers
+  // or before the model is trained.
+  virtual std::vector<std::pair<std::string, double>> feature_importance() const { return {}; }
 
   size_t proposed() const { return space_.size() - unproposed_.size(); }
   size_t remaining() const { return unproposed_.size(); }

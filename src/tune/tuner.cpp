@@ -163,6 +163,7 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
     searcher->report(told);
     show(false);
   }
+  r.importance = searcher->feature_importance();
   r.early_stopped = o.early_stopping > 0 && since_better >= o.early_stopping && r.trials < o.trials &&
                     searcher->remaining() > 0;
 

@@ -59,6 +59,7 @@ struct TaskResult {
   int64_t trials_to_95 = 0;    // first trial reaching 95% of the best found
   bool early_stopped = false;
   std::vector<double> best_so_far;  // GOPS after each trial
+  std::vector<std::pair<std::string, double>> importance;  // xgb: the final model's, best first
   double wall_seconds = 0;
   double measure_seconds = 0;  // in Measurer::measure
   int64_t measured = 0;        // trials measured in this run

@@ -39,6 +39,8 @@ TEST(TuneCli, WorkloadTunesLogsResumesAndPicksBest) {
   EXPECT_EQ(j["tune"]["config_name"], "1x16_i8w8a32_15_15_18_17");
   EXPECT_EQ(j["tasks"][0]["trials"], 48);
   EXPECT_TRUE(j["tasks"][0]["best"]["verified"].get<bool>());
+  ASSERT_TRUE(j["tasks"][0].contains("feature_importance")) << j["tasks"][0].dump();
+  EXPECT_GT(j["tasks"][0]["feature_importance"][0][1].get<double>(), 0);
   EXPECT_GE(j["tasks"][0]["best"]["measure"]["gops"].get<double>(), j["tasks"][0]["default"]["measure"]["gops"].get<double>() * 0.5);
   // The same command again: everything resumed, nothing measured.
   const auto again = run_tauvta(base + " --report " + (dir / "r2.json").string());
