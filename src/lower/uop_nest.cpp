@@ -100,17 +100,31 @@ runtime::UopKernel make_nest_kernel(const hw::HwConfig& c, runtime::UopKind kind
   return k;
 }
 
-size_t NestKernelMemo::KeyHash::operator()(const std::vector<uint32_t>& k) const {
-  return size_t(runtime::hash_uop_words(k));
-}
-
 const runtime::EncodedKernel& NestKernelMemo::get(runtime::UopKind kind, uint32_t dst0, uint32_t src0, uint32_t wgt0,
                                                   const std::vector<NestDim>& dims) {
-  key_.assign({uint32_t(kind), dst0, src0, wgt0});
-  for (const NestDim& d : dims) key_.insert(key_.end(), {d.extent, d.dst, d.src, d.wgt});
-  auto it = memo_.find(key_);
-  if (it == memo_.end()) it = memo_.emplace(key_, runtime::encode_kernel(make_nest_kernel(config_, kind, dst0, src0, wgt0, dims), layout_)).first;
-  return it->second;
+  uint64_t h = (uint64_t(kind) << 32 | dst0) * 0x9e3779b97f4a7c15ull;
+  h = (h ^ (uint64_t(src0) << 32 | wgt0)) * 0x9e3779b97f4a7c15ull;
+  for (const NestDim& d : dims) {
+    h = (h ^ (uint64_t(d.extent) << 32 | d.dst)) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (uint64_t(d.src) << 32 | d.wgt)) * 0x9e3779b97f4a7c15ull;
+  }
+  std::deque<Entry>& bucket = memo_[h];
+  for (const Entry& e : bucket) {
+    const std::vector<uint32_t>& k = e.key;
+    if (k.size() != 4 + 4 * dims.size() || k[0] != uint32_t(kind) || k[1] != dst0 || k[2] != src0 || k[3] != wgt0) continue;
+    bool same = true;
+    for (size_t i = 0; i < dims.size() && same; ++i) {
+      const uint32_t* f = &k[4 + 4 * i];
+      same = f[0] == dims[i].extent && f[1] == dims[i].dst && f[2] == dims[i].src && f[3] == dims[i].wgt;
+    }
+    if (same) return e.kernel;
+  }
+  Entry e;
+  e.key = {uint32_t(kind), dst0, src0, wgt0};
+  for (const NestDim& d : dims) e.key.insert(e.key.end(), {d.extent, d.dst, d.src, d.wgt});
+  e.kernel = runtime::encode_kernel(make_nest_kernel(config_, kind, dst0, src0, wgt0, dims), layout_);
+  bucket.push_back(std::move(e));
+  return bucket.back().kernel;
 }
 
 }  // namespace tauvta::lower

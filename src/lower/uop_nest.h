@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -37,13 +38,14 @@ class NestKernelMemo {
                                     const std::vector<NestDim>& dims);
 
  private:
+  struct Entry {
+    std::vector<uint32_t> key;  // kind, bases, then extent and factors of every dimension
+    runtime::EncodedKernel kernel;
+  };
   const hw::HwConfig& config_;
   const hw::IsaLayout& layout_;
-  std::vector<uint32_t> key_;
-  struct KeyHash {
-    size_t operator()(const std::vector<uint32_t>& k) const;
-  };
-  std::unordered_map<std::vector<uint32_t>, runtime::EncodedKernel, KeyHash> memo_;
+  // By a hash of the request, computed without building its key; entries compare field by field.
+  std::unordered_map<uint64_t, std::deque<Entry>> memo_;  // deque: references stay valid
 };
 
 }  // namespace tauvta::lower
