@@ -304,7 +304,7 @@ void add_tune_command(CLI::App& app) {
                   "Successful trials besides the best also run functionally, drawn at random (default 1)");
   cmd->add_flag("--no-verify", args->no_verify, "Do not run candidates functionally against the integer reference");
   cmd->add_flag("--full-timing", args->full_timing,
-                "Time every candidate to the end (default: stop one once it is slower than the best so far)");
+                "Time every candidate to the end (default: stop one at four times the best cycles so far)");
   cmd->add_flag("--no-prior", args->no_prior,
                 "xgb: first batches at random (as AutoTVM) instead of annealing over the analytic estimate");
   cmd->add_option("--csv", args->csv, "Convergence CSV: task, trial, best GOPS so far");

@@ -3,6 +3,7 @@
 // than chance), and tuned schedules verified bit-exact on the functional simulator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "tune/cost_model.h"
@@ -126,6 +127,48 @@ TEST(Tuner, EarlyStoppingStopsAfterThePatience) {
   }
   EXPECT_GE(r.trials - last_better, 40);
   EXPECT_LT(r.trials - last_better, 40 + 8);
+}
+
+}  // namespace
+}  // namespace tauvta::tune
+
+namespace tauvta::tune {
+namespace {
+
+// --transfer: another workload's log becomes a training set (one group per workload and config)
+// and the xgb searcher starts with a trained model, before measuring anything itself.
+TEST(Transfer, AnotherWorkloadsLogWarmStartsTheModel) {
+  const hw::HwConfig c = testing::preset("pynq");
+  const std::filesystem::path dir = testing::temp_dir("transfer");
+  const TuneTask other = workload_task(c, parse_workload_spec("conv2d,ci=64,h=28,w=28,co=64,k=3,s=1,p=1"));
+  const TuneTask task = workload_task(c, testing::reference_layer());
+  Measurer m(c, 1);
+  {
+    TrialLog log(dir / "other.jsonl");
+    TuneOptions o;
+    o.searcher.kind = "random";
+    o.trials = 64;
+    o.verify = false;
+    o.stop_slower = false;
+    tune_task(other, o, m, &log);
+  }
+  const lower::TuningLog log = lower::read_tuning_log(dir / "other.jsonl");
+  const TransferSet t = transfer_set(log.records, c, &task.workload());
+  ASSERT_EQ(t.size(), 64u);
+  EXPECT_EQ(t.groups, std::vector<unsigned>{64});
+  EXPECT_EQ(t.rows.size(), 64 * num_features());
+  EXPECT_FLOAT_EQ(*std::max_element(t.scores.begin(), t.scores.end()), 1.0f);
+  // Excluding the workload itself leaves nothing.
+  EXPECT_EQ(transfer_set(log.records, c, &other.workload()).size(), 0u);
+  const KnobSpace space(c, task.workload(), task.needs);
+  const std::vector<float> f = space_features(c, task.workload(), space);
+  SearcherOptions so;
+  so.analytic_prior = false;
+  so.transfer = &t;
+  std::unique_ptr<Searcher> cold = make_searcher(so, space, f);
+  EXPECT_FALSE(cold->feature_importance().empty()) << "the model is trained before any measurement";
+  so.transfer = nullptr;
+  EXPECT_TRUE(make_searcher(so, space, f)->feature_importance().empty());
 }
 
 }  // namespace
