@@ -2,7 +2,8 @@
 // --workload) on a config with a searcher (random, grid, sa, xgb), appending every trial to an
 // AutoTVM log that `tauvta run --tuning-log` and TVM read; the same command continues an
 // interrupted run. Prints a progress line, a table per task (heuristic against tuned GOPS,
-// trials to 95% of the best), and for a model the end-to-end cycles before and after.
+// trials to 95% of the best; "stopped": candidates timed only up to four times the best cycles,
+// "errors": other failed trials), and for a model the end-to-end cycles before and after.
 // `tauvta tune pick-best LOG -o BEST` keeps the best record per workload.
 #include <cmath>
 #include <fstream>
@@ -65,16 +66,16 @@ std::set<size_t> parse_task_list(const std::string& s) {
 }
 
 std::string task_table(const std::vector<tune::TaskResult>& rs) {
-  std::string s = fmt::format("{:<4} {:<52} {:>3} {:>6} {:>6} {:>9} {:>9} {:>7} {:>6} {:>6} {:>5} {:>9}\n", "task",
-                              "workload", "n", "space", "trials", "heur GOPS", "tuned", "speedup", "to95%", "errors",
-                              "ver", "trials/s");
+  std::string s = fmt::format("{:<4} {:<52} {:>3} {:>6} {:>6} {:>9} {:>9} {:>7} {:>6} {:>7} {:>6} {:>4} {:>9}\n", "task",
+                              "workload", "n", "space", "trials", "heur GOPS", "tuned", "speedup", "to95%", "stopped",
+                              "errors", "ver", "trials/s");
   for (size_t i = 0; i < rs.size(); ++i) {
     const tune::TaskResult& r = rs[i];
     const double d = r.default_measure.gops, t = r.best_measure.gops;
-    s += fmt::format("{:<4} {:<52} {:>3} {:>6} {:>6} {:>9.2f} {:>9.2f} {:>6.2f}x {:>6} {:>6} {:>5} {:>9.0f}\n",
+    s += fmt::format("{:<4} {:<52} {:>3} {:>6} {:>6} {:>9.2f} {:>9.2f} {:>6.2f}x {:>6} {:>7} {:>6} {:>4} {:>9.0f}\n",
                      r.task.name.substr(0, r.task.name.find(' ')), r.task.workload().to_string().substr(0, 52),
                      std::max<size_t>(1, r.task.layers.size()), r.space_size, r.trials, d, t, d > 0 ? t / d : 0.0,
-                     r.trials_to_95, r.errors, r.verified, r.trials_per_second());
+                     r.trials_to_95, r.stopped, r.errors - r.stopped, r.verified, r.trials_per_second());
   }
   return s;
 }
@@ -94,6 +95,7 @@ nlohmann::json task_json(const hw::HwConfig& c, const tune::TaskResult& r) {
                       {"resumed", r.resumed},
                       {"measured", r.measured},
                       {"errors", r.errors},
+                      {"stopped", r.stopped},
                       {"verified", r.verified},
                       {"wrong", r.wrong},
                       {"trials_to_95", r.trials_to_95},

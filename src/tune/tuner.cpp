@@ -88,6 +88,7 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
       const double seconds = lower::record_seconds(rec);
       const double gops = std::isfinite(seconds) && seconds > 0 ? 2.0 * double(w.macs()) / seconds / 1e9 : 0;
       if (rec.error_no != 0) ++r.errors;
+      if (rec.error_no == kRunTimeout) ++r.stopped;
       if (rec.error_no == kWrongAnswer) ++r.wrong;
       prior.push_back({*p, gops});
       if (gops > 0) {
@@ -134,6 +135,7 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
     for (size_t i = 0; i < points.size(); ++i) {
       const Measurement& mi = ms[i];
       if (!mi.ok()) ++r.errors;
+      if (mi.error_no == kRunTimeout) ++r.stopped;
       const double gops = mi.ok() ? mi.gops : 0;
       gops_of[points[i]] = gops;
       if (mi.ok() && gops > best) r.best_measure = mi;

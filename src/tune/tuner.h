@@ -53,7 +53,8 @@ struct TaskResult {
   bool best_verified = false;
   int64_t trials = 0;          // in all, resumed included
   int64_t resumed = 0;         // read back from the log
-  int64_t errors = 0;          // failed trials (AutoTVM error_no != 0)
+  int64_t errors = 0;          // failed trials (AutoTVM error_no != 0, stopped ones included)
+  int64_t stopped = 0;         // of which stopped at four times the best cycles (RUN_TIMEOUT)
   int64_t verified = 0;        // trials run functionally and bit-exact
   int64_t wrong = 0;           // trials run functionally that differed (never a best)
   int64_t trials_to_95 = 0;    // first trial reaching 95% of the best found
