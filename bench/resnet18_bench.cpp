@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_models.h"
 #include "backend/compile_network.h"
 #include "backend/network_report.h"
 #include "backend/network_runner.h"
@@ -50,14 +51,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     const hw::HwConfig c = config_path.empty() ? hw::HwConfig{} : hw::HwConfig::load(config_path);
-    model::LoadOptions lo;
-    lo.quantize = true;
-    lo.config = c;
-    const std::filesystem::path input = std::filesystem::path(model).replace_extension("").string() + "_input.npy";
-    if (std::filesystem::exists(input)) lo.calibrate = input;
-    const model::LoadedModel m = model::load_model(model, lo);
+    const std::filesystem::path input = bench::sample_input(model);
+    const model::LoadedModel m = bench::load_quantized(model, c);
     cpu::TensorMap in;
-    in[m.quant.graph.inputs.at(0)] = std::filesystem::exists(input)
+    in[m.quant.graph.inputs.at(0)] = !input.empty()
                                          ? io::read_npy(input)
                                          : graph::Tensor(graph::DType::kFloat32, {1, 3, 224, 224});
 

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_models.h"
 #include "backend/compile_network.h"
 #include "model/pipeline.h"
 #include "tune/task.h"
@@ -93,12 +94,7 @@ int main(int argc, char** argv) {
         tune::workload_task(c, tune::parse_workload_spec("conv2d,ci=256,h=14,w=14,co=256,k=3,s=1,p=0"))};
     tasks[0].name = "ref " + tasks[0].workload().to_string();
     if (!skip_resnet) {
-      model::LoadOptions lo;
-      lo.quantize = true;
-      lo.config = c;
-      const std::filesystem::path input = std::filesystem::path(model).replace_extension("").string() + "_input.npy";
-      if (std::filesystem::exists(input)) lo.calibrate = input;
-      const model::LoadedModel m = model::load_model(model, lo);
+      const model::LoadedModel m = bench::load_quantized(model, c);
       const backend::CompiledNetwork net = backend::compile_network(m.quant.graph, c);
       for (tune::TuneTask& t : tune::extract_tasks(net)) tasks.push_back(std::move(t));
     }

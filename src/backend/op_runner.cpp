@@ -97,12 +97,7 @@ OpRun run_op(const hw::HwConfig& c, const lower::ConvWorkload& w, const std::opt
   const lower::Schedule s = given ? *given : lower::default_schedule(c, w, spec.acc_vectors(c));
   const lower::ActShape in{w.batch, w.in_channels, w.height, w.width};
   const lower::ActShape out{w.batch, w.out_channels, w.out_height(), w.out_width()};
-  lower::ProgramBuilder pb(c);
-  const runtime::DramBuffer ib = pb.alloc(lower::act_bytes(c, in, c.block_in()), "input");
-  const runtime::DramBuffer ob = pb.alloc(lower::act_bytes(c, out, c.block_out()), "output");
-  pb.begin_layer(w.to_string());
-  lower::lower_conv(pb, spec, s, ib, ob);
-  const lower::Program p = pb.finish();
+  const lower::Program p = lower::lower_conv_program(c, spec, s);
   OpRun r;
   r.schedule = s;
   r.macs = w.macs();

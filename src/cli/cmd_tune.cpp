@@ -80,7 +80,7 @@ std::string task_table(const std::vector<tune::TaskResult>& rs) {
   return s;
 }
 
-nlohmann::json task_json(const hw::HwConfig& c, const tune::TaskResult& r) {
+nlohmann::json task_json(const tune::TaskResult& r) {
   const lower::OpKind k = r.task.workload().kind;
   auto measure = [](const tune::Measurement& m) {
     return nlohmann::json{{"cycles", m.cycles}, {"seconds", m.seconds}, {"gops", m.gops}, {"insns", m.insns}};
@@ -115,7 +115,6 @@ nlohmann::json task_json(const hw::HwConfig& c, const tune::TaskResult& r) {
                  {"verified", r.best_verified},
                  {"measure", measure(r.best_measure)}};
   }
-  (void)c;
   return j;
 }
 
@@ -231,7 +230,7 @@ void run_tune(const TuneArgs& a) {
                     {"log", a.log},
                     {"transfer", a.transfer}};
   nlohmann::json tj = nlohmann::json::array();
-  for (const tune::TaskResult& r : results) tj.push_back(task_json(c, r));
+  for (const tune::TaskResult& r : results) tj.push_back(task_json(r));
   report["tasks"] = tj;
   report["totals"] = {{"trials", trials}, {"measured", measured}, {"wall_seconds", wall},
                       {"trials_per_second", wall > 0 ? double(measured) / wall : 0.0},

@@ -18,11 +18,11 @@ backend::CompileOptions tuning_options(const std::string& path, const hw::HwConf
   if (path.empty()) return o;
   const lower::TuningLog log = lower::read_tuning_log(path);
   size_t matching = 0;
-  // Schedules a functional check found wrong (the tuner appends AutoTVM's WRONG_ANSWER, 5, after
+  // Schedules a functional check found wrong (the tuner appends AutoTVM's WRONG_ANSWER after
   // the timing record) never apply, whatever their measured time.
   std::set<std::pair<lower::ConvWorkload, lower::Schedule>> wrong;
   for (const lower::TuningRecord& r : log.records) {
-    if (r.error_no == 5) wrong.insert({r.workload, r.schedule});
+    if (r.error_no == lower::kWrongAnswer) wrong.insert({r.workload, r.schedule});
   }
   std::map<lower::ConvWorkload, std::pair<double, const lower::TuningRecord*>> best;
   for (const lower::TuningRecord& r : log.records) {

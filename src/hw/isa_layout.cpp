@@ -143,14 +143,12 @@ const char* module_name(Module m) {
 IsaLayout::IsaLayout(const HwConfig& config) {
   for (int f = 0; f < kNumFormats; ++f) {
     formats_[f] = place(Format(f), config, "config");
+    max_[f].fill(~0ull);
     for (const FieldDesc& d : formats_[f]) {
       const uint64_t mask = d.width >= 64 ? ~0ull : (1ull << d.width) - 1;
       pos_[f][size_t(d.field)] = {mask, uint8_t(d.lsb >> 6), uint8_t(d.lsb & 63)};
       pack_[f].push_back({mask, uint8_t(d.field), uint8_t(d.lsb >> 6), uint8_t(d.lsb & 63)});
-    }
-    max_[f].fill(~0ull);
-    for (const FieldDesc& d : formats_[f]) {
-      max_[f][size_t(d.field)] = d.is_signed ? ~0ull : d.width >= 64 ? ~0ull : (1ull << d.width) - 1;
+      max_[f][size_t(d.field)] = d.is_signed ? ~0ull : mask;
     }
   }
   const int A = config.log_acc_depth(), I = config.log_inp_depth(), W = config.log_wgt_depth();

@@ -348,13 +348,11 @@ ConvLayerSpec timing_layer_spec(const ConvWorkload& w) {
 Program lower_conv_program(const hw::HwConfig& c, const ConvLayerSpec& spec, const Schedule& s) {
   ProgramBuilder pb(c);
   const ConvWorkload& w = spec.w;
-  const ConvGeometry g = conv_geometry(c, w);
-  const runtime::DramBuffer in =
-      pb.alloc(uint64_t(g.nb * g.cib_total * w.height * w.width) * uint64_t(c.inp_elem_bytes()), "input");
-  const uint64_t out_bytes = uint64_t(g.nb * g.cob_total * g.oh * g.ow) * uint64_t(c.out_elem_bytes());
-  const runtime::DramBuffer out = pb.alloc(out_bytes, "output");
-  runtime::DramBuffer res;
-  if (spec.add) res = pb.alloc(uint64_t(g.nb * g.cob_total * g.oh * g.ow) * uint64_t(c.inp_elem_bytes()), "residual");
+  const ActShape out_shape{w.batch, w.out_channels, w.out_height(), w.out_width()};
+  const runtime::DramBuffer in = pb.alloc(act_bytes(c, {w.batch, w.in_channels, w.height, w.width}, c.block_in()), "input");
+  const runtime::DramBuffer out = pb.alloc(act_bytes(c, out_shape, c.block_out()), "output");
+  runtime::DramBuffer res;  // the fused add's other operand, in the output's layout
+  if (spec.add) res = pb.alloc(act_bytes(c, out_shape, c.block_out()), "residual");
   pb.begin_layer(w.to_string());
   lower_conv(pb, spec, s, in, out, spec.add ? &res : nullptr);
   return pb.finish();

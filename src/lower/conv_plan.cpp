@@ -205,34 +205,73 @@ ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const 
   return t;
 }
 
+std::vector<Knob> schedule_knobs(const ConvGeometry& g, OpKind kind) {
+  const bool dense = kind == OpKind::kDense;
+  std::vector<Knob> knobs = {{"tile_b", divisors(g.nb)}};
+  if (!dense) {
+    knobs.push_back({"tile_h", divisors(g.oh)});
+    knobs.push_back({"tile_w", divisors(g.ow)});
+  }
+  knobs.push_back({"tile_ci", divisors(g.cib)});
+  knobs.push_back({"tile_co", divisors(g.cob)});
+  knobs.push_back({"oc_nthread", {1, 2}});
+  if (!dense) knobs.push_back({"h_nthread", {1, 2}});
+  return knobs;
+}
+
+namespace {
+
+// The split a knob sets and the extent it splits (nullptr for thread counts).
+std::pair<Split*, int64_t> split_knob(Schedule& s, const ConvGeometry& g, const std::string& knob) {
+  if (knob == "tile_b") return {&s.tile_b, g.nb};
+  if (knob == "tile_h") return {&s.tile_h, g.oh};
+  if (knob == "tile_w") return {&s.tile_w, g.ow};
+  if (knob == "tile_ci") return {&s.tile_ci, g.cib};
+  if (knob == "tile_co") return {&s.tile_co, g.cob};
+  return {nullptr, 0};
+}
+
+}  // namespace
+
+Schedule schedule_of_choice(const ConvGeometry& g, const std::vector<Knob>& knobs, const std::vector<uint32_t>& choice) {
+  Schedule s;
+  for (size_t k = 0; k < knobs.size(); ++k) {
+    const int64_t v = knobs[k].values.at(choice.at(k));
+    if (auto [split, extent] = split_knob(s, g, knobs[k].name); split != nullptr) {
+      *split = Split{extent / v, v};
+    } else if (knobs[k].name == "oc_nthread") {
+      s.oc_nthread = int(v);
+    } else if (knobs[k].name == "h_nthread") {
+      s.h_nthread = int(v);
+    } else {
+      throw InternalError("schedule_of_choice: unknown knob " + knobs[k].name);
+    }
+  }
+  return s;
+}
+
+int64_t knob_value(const Schedule& s, const std::string& knob) {
+  Schedule copy = s;
+  if (auto [split, extent] = split_knob(copy, ConvGeometry{}, knob); split != nullptr) return split->inner;
+  if (knob == "oc_nthread") return s.oc_nthread;
+  if (knob == "h_nthread") return s.h_nthread;
+  throw InternalError("knob_value: unknown knob " + knob);
+}
+
 std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& w,
                                      LayerNeeds needs) {
   const ConvGeometry g = conv_geometry(c, w);
+  const std::vector<Knob> knobs = schedule_knobs(g, w.kind);
   std::vector<Schedule> out;
-  const auto bs = divisors(g.nb), hs = divisors(g.oh), ws = divisors(g.ow), cis = divisors(g.cib),
-             cos = divisors(g.cob);
-  for (int64_t tb : bs)
-    for (int64_t th : hs)
-      for (int64_t tw : ws)
-        for (int64_t tci : cis)
-          for (int64_t tco : cos)
-            for (int on : {1, 2})
-              for (int hn : {1, 2}) {
-                Schedule s;
-                s.tile_b = {g.nb / tb, tb};
-                s.tile_h = {g.oh / th, th};
-                s.tile_w = {g.ow / tw, tw};
-                s.tile_ci = {g.cib / tci, tci};
-                s.tile_co = {g.cob / tco, tco};
-                s.oc_nthread = on;
-                s.h_nthread = hn;
-                if (w.kind == OpKind::kDense) {
-                  // TVM's dense template has no row, column or h-thread knobs.
-                  if (th != 1 || tw != 1 || hn != 1) continue;
-                  s.tile_h = s.tile_w = Split{};
-                }
-                if (schedule_problem(c, w, g, s, needs, nullptr).empty()) out.push_back(s);
-              }
+  // Every combination, the first knob slowest.
+  std::vector<uint32_t> choice(knobs.size(), 0);
+  for (;;) {
+    const Schedule s = schedule_of_choice(g, knobs, choice);
+    if (schedule_problem(c, w, g, s, needs, nullptr).empty()) out.push_back(s);
+    size_t k = knobs.size();
+    while (k > 0 && ++choice[k - 1] == knobs[k - 1].values.size()) choice[--k] = 0;
+    if (k == 0) break;
+  }
   return out;
 }
 

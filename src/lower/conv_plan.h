@@ -71,6 +71,19 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
 ConvTiling resolve_schedule(const hw::HwConfig& c, const ConvWorkload& w, const Schedule& s,
                             LayerNeeds needs = {});
 
+// The knobs of TVM's VTA template for a geometry, in the template's order: each tile_* takes
+// the inner factors that divide its blocked axis, each thread count 1 or 2; dense has no tile_h,
+// tile_w or h_nthread. schedule_space and the tuner's knob space both enumerate these.
+struct Knob {
+  std::string name;             // tile_b, tile_h, tile_w, tile_ci, tile_co, oc_nthread, h_nthread
+  std::vector<int64_t> values;  // inner factors (tiles) or thread counts, ascending
+};
+std::vector<Knob> schedule_knobs(const ConvGeometry& g, OpKind kind);
+// The schedule taking knobs[k].values[choice[k]] of every knob (outer factors derived).
+Schedule schedule_of_choice(const ConvGeometry& g, const std::vector<Knob>& knobs, const std::vector<uint32_t>& choice);
+// The value a schedule gives a knob (its inner factor, or its thread count).
+int64_t knob_value(const Schedule& s, const std::string& knob);
+
 // Every legal schedule: tile sizes that divide their axis (TVM's factor splits) plus the whole
 // axis, and both virtual-thread counts.
 std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& w,

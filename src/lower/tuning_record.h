@@ -23,6 +23,16 @@
 
 namespace tauvta::lower {
 
+// AutoTVM's MeasureErrorNo values tauvta writes or reads (result[1] of a record).
+enum MeasureErrorNo : int {
+  kNoError = 0,
+  kInstantiationError = 1,  // the knobs are illegal for the workload
+  kCompileDeviceError = 3,  // lowering failed
+  kRuntimeDeviceError = 4,  // the timing model or simulator failed
+  kWrongAnswer = 5,         // the functional run differs from the integer reference: never apply it
+  kRunTimeout = 7,          // timing stopped: already slower than the best so far
+};
+
 struct TuningRecord {
   std::string target;   // the whole target string
   std::string model;    // its -model= value: the VTA config name, e.g. pynq_1x16_i8w8a32_15_15_18_17

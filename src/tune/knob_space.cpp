@@ -1,36 +1,17 @@
 #include "tune/knob_space.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
 
 namespace tauvta::tune {
 
-namespace {
-
-std::vector<int64_t> divisors(int64_t n) {
-  std::vector<int64_t> d;
-  for (int64_t i = 1; i <= n; ++i) {
-    if (n % i == 0) d.push_back(i);
-  }
-  return d;
-}
-
-}  // namespace
-
 KnobSpace::KnobSpace(const hw::HwConfig& c, const lower::ConvWorkload& w, lower::LayerNeeds needs)
-    : geometry_(lower::conv_geometry(c, w)), dense_(w.kind == lower::OpKind::kDense) {
+    : geometry_(lower::conv_geometry(c, w)) {
   const lower::ConvGeometry& g = geometry_;
-  // TVM's dense template has no row, column or h-thread knobs.
-  knobs_.push_back({"tile_b", divisors(g.nb)});
-  if (!dense_) {
-    knobs_.push_back({"tile_h", divisors(g.oh)});
-    knobs_.push_back({"tile_w", divisors(g.ow)});
-  }
-  knobs_.push_back({"tile_ci", divisors(g.cib)});
-  knobs_.push_back({"tile_co", divisors(g.cob)});
-  knobs_.push_back({"oc_nthread", {1, 2}});
-  if (!dense_) knobs_.push_back({"h_nthread", {1, 2}});
+  knobs_ = lower::schedule_knobs(g, w.kind);
   uint64_t total = 1;
   for (const Knob& k : knobs_) {
     radix_.push_back(total);
@@ -47,23 +28,7 @@ KnobSpace::KnobSpace(const hw::HwConfig& c, const lower::ConvWorkload& w, lower:
       co[k] = uint32_t(rest % knobs_[k].values.size());
       rest /= knobs_[k].values.size();
     }
-    lower::Schedule s;
-    size_t k = 0;
-    auto split = [&](int64_t extent) {
-      const int64_t inner = knobs_[k].values[co[k]];
-      ++k;
-      return lower::Split{extent / inner, inner};
-    };
-    s.tile_b = split(g.nb);
-    if (!dense_) {
-      s.tile_h = split(g.oh);
-      s.tile_w = split(g.ow);
-    }
-    s.tile_ci = split(g.cib);
-    s.tile_co = split(g.cob);
-    s.oc_nthread = int(knobs_[k].values[co[k]]);
-    ++k;
-    if (!dense_) s.h_nthread = int(knobs_[k].values[co[k]]);
+    const lower::Schedule s = lower::schedule_of_choice(g, knobs_, co);
     lower::ConvTiling t;
     if (!lower::schedule_problem(c, w, g, s, needs, &t).empty()) continue;
     grid_[gi] = int32_t(schedules_.size());
@@ -90,36 +55,24 @@ uint64_t KnobSpace::grid_of(std::span<const uint32_t> co) const {
 }
 
 std::optional<size_t> KnobSpace::find(const lower::Schedule& s) const {
-  const lower::ConvGeometry& g = geometry_;
   std::vector<uint32_t> co;
-  auto choice = [&](const Knob& k, int64_t value) -> bool {
-    for (size_t i = 0; i < k.values.size(); ++i) {
-      if (k.values[i] == value) {
-        co.push_back(uint32_t(i));
-        return true;
-      }
-    }
-    return false;
-  };
-  auto split_ok = [&](const Knob& k, const lower::Split& sp, int64_t extent) {
-    if (sp.inner < 1 || (sp.outer != -1 && sp.outer * sp.inner != extent)) return false;
-    return choice(k, sp.inner);
-  };
-  size_t k = 0;
-  bool ok = split_ok(knobs_[k++], s.tile_b, g.nb);
-  if (!dense_) {
-    ok = ok && split_ok(knobs_[k++], s.tile_h, g.oh);
-    ok = ok && split_ok(knobs_[k++], s.tile_w, g.ow);
-  } else {
-    ok = ok && s.tile_h.inner == 1 && s.tile_w.inner == 1 && s.h_nthread == 1;
+  for (const Knob& k : knobs_) {
+    const auto at = std::find(k.values.begin(), k.values.end(), lower::knob_value(s, k.name));
+    if (at == k.values.end()) return std::nullopt;
+    co.push_back(uint32_t(at - k.values.begin()));
   }
-  ok = ok && split_ok(knobs_[k++], s.tile_ci, g.cib);
-  ok = ok && split_ok(knobs_[k++], s.tile_co, g.cob);
-  ok = ok && choice(knobs_[k++], s.oc_nthread);
-  if (!dense_) ok = ok && choice(knobs_[k++], s.h_nthread);
-  if (!ok) return std::nullopt;
   const int32_t p = grid_[grid_of(co)];
   if (p < 0) return std::nullopt;
+  // The knobs a template lacks keep their defaults; outer factors are -1 or the derived count.
+  const lower::Schedule& canon = schedules_[size_t(p)];
+  const std::pair<const lower::Split&, const lower::Split&> splits[] = {
+      {s.tile_b, canon.tile_b}, {s.tile_h, canon.tile_h}, {s.tile_w, canon.tile_w},
+      {s.tile_ci, canon.tile_ci}, {s.tile_co, canon.tile_co}};
+  for (const auto& [given, own] : splits) {
+    if (given.inner != own.inner) return std::nullopt;
+    if (given.outer != -1 && own.outer != -1 && given.outer != own.outer) return std::nullopt;
+  }
+  if (s.oc_nthread != canon.oc_nthread || s.h_nthread != canon.h_nthread) return std::nullopt;
   return size_t(p);
 }
 

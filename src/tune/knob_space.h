@@ -16,10 +16,7 @@
 
 namespace tauvta::tune {
 
-struct Knob {
-  std::string name;             // tile_b, tile_h, tile_w, tile_ci, tile_co, oc_nthread, h_nthread
-  std::vector<int64_t> values;  // inner factors (tiles) or thread counts, ascending
-};
+using lower::Knob;
 
 class KnobSpace {
  public:
@@ -53,7 +50,6 @@ class KnobSpace {
   std::vector<lower::Schedule> schedules_;
   std::vector<lower::ConvTiling> tilings_;
   lower::ConvGeometry geometry_;
-  bool dense_ = false;
 };
 
 }  // namespace tauvta::tune

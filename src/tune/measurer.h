@@ -13,18 +13,17 @@
 
 #include "hw/hw_config.h"
 #include "lower/conv_lowering.h"
+#include "lower/tuning_record.h"
 
 namespace tauvta::tune {
 
-// AutoTVM's MeasureErrorNo values the tuner uses.
-enum ErrorNo : int {
-  kNoError = 0,
-  kInstantiationError = 1,  // the knobs are illegal for the workload
-  kCompileDeviceError = 3,  // lowering failed
-  kRuntimeDeviceError = 4,  // the timing model or simulator failed
-  kWrongAnswer = 5,         // the functional run differs from the integer reference
-  kRunTimeout = 7,          // timing stopped: already slower than the best so far
-};
+// AutoTVM's MeasureErrorNo values, declared with the tuning records.
+using lower::kCompileDeviceError;
+using lower::kInstantiationError;
+using lower::kNoError;
+using lower::kRunTimeout;
+using lower::kRuntimeDeviceError;
+using lower::kWrongAnswer;
 
 struct Measurement {
   uint64_t cycles = 0;
