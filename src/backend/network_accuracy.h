@@ -4,16 +4,22 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "backend/network.h"
+#include "backend/network_instruments.h"
 #include "backend/network_runner.h"
 #include "graph/graph.h"
 
 namespace tauvta::backend {
 
 struct NetworkAccuracyOptions {
-  int64_t limit = -1;  // first N images; < 0: all
+  int64_t begin = 0;   // first image
+  int64_t limit = -1;  // N images from `begin`; < 0: all the rest
+  int threads = 1;     // simulated boards running batches in parallel (each its own runner)
+  // Instruments every board carries; what they observed over the images comes back merged.
+  const InstrumentRequest* instruments = nullptr;
   bool check_reference = true;  // also run the integer reference and compare outputs exactly
   const graph::Graph* float_graph = nullptr;  // also measure the float reference's accuracy
   bool check_hazards = false;
@@ -27,6 +33,8 @@ struct NetworkAccuracy {
   int64_t mismatched_images = 0;  // accelerator outputs differing from the integer reference
   NetworkRun last_batch;          // per-layer figures of one batch
   double seconds = 0;
+  std::vector<int64_t> predictions;  // per image, from `begin`
+  std::unique_ptr<NetworkInstruments> instruments;  // set when options.instruments was
 };
 
 // images: IDX uint8 [N, rows, cols] fed as pixels / 255; labels uint8 [N]. Batches have the

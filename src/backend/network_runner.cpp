@@ -1,5 +1,6 @@
 #include "backend/network_runner.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -35,6 +36,12 @@ NetworkRunner::NetworkRunner(const CompiledNetwork& net, int cpu_threads) : net_
 }
 
 NetworkRunner::~NetworkRunner() = default;
+
+NetworkInstruments* NetworkRunner::enable_instruments(const InstrumentRequest& request) {
+  instruments_.reset();
+  if (!request.empty()) instruments_ = std::make_unique<NetworkInstruments>(net_, *program_, request);
+  return instruments_.get();
+}
 
 void NetworkRunner::produced_on_host(const std::string& value, graph::Tensor t) {
   host_[value] = std::move(t);
@@ -118,11 +125,19 @@ NetworkRun NetworkRunner::run(const cpu::TensorMap& inputs, const NetworkRunOpti
   ro.check_hazards = options.check_hazards;
   ro.portable_kernels = options.portable_kernels;
   const int bi = net_.config.block_in(), bo = net_.config.block_out();
+  int64_t batch = 1;
+  if (!net_.graph.inputs.empty()) {
+    const graph::Shape& s = inputs.at(net_.graph.inputs[0]).shape();
+    batch = s.empty() ? 1 : s[0];
+  }
+  const int64_t valid = options.valid_images < 0 ? batch : std::min(batch, options.valid_images);
+  if (instruments_) instruments_->set_image_base(options.image_base, valid);
   for (size_t i = 0; i < net_.layers.size(); ++i) {
     const NetworkLayer& l = net_.layers[i];
     if (l.placement == Placement::kVta) {
       if (l.program_layer < 0) continue;  // a view
       for (const std::string& v : l.inputs) ensure_dram(v, bi);
+      ro.instruments = instruments_ ? instruments_->layer(i) : nullptr;
       out.layers[i].report = program_->run_layer(size_t(l.program_layer), ro);
       out.total.add(out.layers[i].report);
       for (const std::string& v : l.outputs) produced_in_dram(v, bo);
@@ -137,6 +152,7 @@ NetworkRun NetworkRunner::run(const cpu::TensorMap& inputs, const NetworkRunOpti
     out.cpu_seconds += out.layers[i].cpu_seconds;
   }
   for (const std::string& o : net_.graph.outputs) out.outputs[o] = ensure_host(o);
+  if (instruments_) instruments_->count_images(valid);
   out.sim_wall_seconds = out.total.sim_wall_seconds;
   out.wall_seconds = since(t0);
   return out;

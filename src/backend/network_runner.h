@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/network.h"
+#include "backend/network_instruments.h"
 #include "cpu/float_executor.h"
 #include "cpu/int_executor.h"
 #include "lower/loaded_program.h"
@@ -21,6 +22,8 @@ struct NetworkRunOptions {
   bool check_hazards = false;
   bool portable_kernels = false;  // the simulator's portable GEMM (identical results)
   int cpu_threads = 1;
+  int64_t image_base = 0;  // dataset number of batch position 0 (what instruments record)
+  int64_t valid_images = -1;  // batch positions holding real images (< 0: all)
 };
 
 struct LayerRun {
@@ -45,6 +48,11 @@ class NetworkRunner {
 
   NetworkRun run(const cpu::TensorMap& inputs, const NetworkRunOptions& options = {});
 
+  // Observes the layers `request` names in every later run (replacing earlier instruments);
+  // an empty request switches them off.
+  NetworkInstruments* enable_instruments(const InstrumentRequest& request);
+  NetworkInstruments* instruments() { return instruments_.get(); }
+
  private:
   void ensure_dram(const std::string& value, int block);
   const graph::Tensor& ensure_host(const std::string& value);
@@ -54,6 +62,7 @@ class NetworkRunner {
   const CompiledNetwork& net_;
   std::unique_ptr<runtime::Device> device_;
   std::unique_ptr<lower::LoadedProgram> program_;
+  std::unique_ptr<NetworkInstruments> instruments_;
   std::vector<std::unique_ptr<cpu::IntExecutor>> cpu_;
   // Run state: host copies and which DRAM forms ("value@block") hold the current value.
   std::map<std::string, graph::Tensor> host_;

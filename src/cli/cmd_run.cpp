@@ -31,6 +31,8 @@ struct RunArgs {
   std::string csv, images, labels;
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, quiet = false;
+  InstrumentArgs instruments;
+  int boards = 0;
 };
 
 // Output file name for a value: characters outside [A-Za-z0-9._-] become '_'.
@@ -107,12 +109,15 @@ void run_run(const RunArgs& a) {
     r.check_hazards = a.check_hazards;
     r.compare = a.compare;
     r.quiet = a.quiet;
+    r.instruments = a.instruments;
+    r.boards = a.boards;
     run_on_accelerator(r, read_inputs);
     return;
   }
   if (a.use_float && a.use_int) throw Error("run: pass at most one of --float and --int");
   if (a.model.model.empty()) throw Error("run: --float and --int need a model file");
-  if (!a.csv.empty() || !a.images.empty() || a.timing_only || a.check_hazards || !a.network.tuning_log.empty()) {
+  if (!a.csv.empty() || !a.images.empty() || a.timing_only || a.check_hazards || !a.network.tuning_log.empty() ||
+      !a.instruments.specs.empty()) {
     throw Error("run: --csv, --images, --timing-only, --check-hazards and --tuning-log are for the accelerator "
                 "(drop --float/--int)");
   }
@@ -195,6 +200,8 @@ void add_run_command(CLI::App& app) {
                 "Also run the float reference; print per-output (and with --int per-layer) quantization error");
   cmd->add_option("--threads", args->threads, "Integer reference worker threads (default: all)");
   cmd->add_option("--report", args->report, "Write config, pass times, quantization settings (and comparison) as JSON");
+  cmd->add_option("--boards", args->boards, "Accelerator with --images: simulated boards running batches in parallel (default: one per core)");
+  add_instrument_args(cmd, args->instruments);
   cmd->callback([args] { run_run(*args); });
 }
 

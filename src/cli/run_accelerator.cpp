@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -41,6 +42,25 @@ void progress_bar(int64_t done, int64_t total) {
 
 }  // namespace
 
+void add_instrument_args(CLI::App* cmd, InstrumentArgs& a) {
+  cmd->add_option("--instrument", a.specs,
+                  "Accelerator: observe the cast of every (or the named) layer: KINDS[:LAYER,...] with KINDS from "
+                  "overflow, histogram, sparsity, stats, trace, all; repeatable");
+  cmd->add_option("--trace-out", a.trace_out, "Write the instruments' JSON, CSVs and .npy maps to DIR");
+  cmd->add_option("--hist-bins", a.settings.histogram_bins, "Histogram bins (default 64)")->check(CLI::Range(1, 65536));
+  cmd->add_option("--zero-threshold", a.settings.zero_threshold, "Sparsity: |output| at most this counts as zero (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--trace-capacity", a.settings.trace_capacity, "Events the shared trace buffer keeps (default 65536)");
+}
+
+backend::InstrumentRequest instrument_request(const InstrumentArgs& a) {
+  backend::InstrumentRequest r;
+  r.settings = a.settings;
+  for (const std::string& s : a.specs) r.specs.push_back(backend::parse_instrument_spec(s));
+  if (!a.trace_out.empty() && r.specs.empty()) throw Error("--trace-out needs --instrument");
+  return r;
+}
+
 void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
   const bool demo = a.model.model.empty();
   if (demo) {
@@ -63,6 +83,10 @@ void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
   }
   check_can_write(a.report, a.model.force);
   check_can_write(a.csv, a.model.force);
+  const backend::InstrumentRequest inst = instrument_request(a.instruments);
+  if (!inst.empty() && a.timing_only) throw Error("run: --timing-only computes no values for --instrument to observe");
+  if (!a.instruments.trace_out.empty()) check_can_write(std::filesystem::path(a.instruments.trace_out) / "instruments.json", a.model.force);
+  std::unique_ptr<backend::NetworkInstruments> observed;
   const BuiltNetwork b = build_network(a.model, a.network);
   const backend::CompiledNetwork& net = b.net;
   nlohmann::json report = b.report;
@@ -75,10 +99,13 @@ void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
     backend::NetworkAccuracyOptions o;
     o.limit = a.limit;
     o.check_hazards = a.check_hazards;
+    o.threads = a.boards > 0 ? a.boards : int(std::max(1u, std::thread::hardware_concurrency()));
+    if (!inst.empty()) o.instruments = &inst;
     if (b.model) o.float_graph = &b.model->float_graph;
     if (!a.quiet) o.progress = progress_bar;
-    const backend::NetworkAccuracy acc = backend::evaluate_network_accuracy(net, images, labels, o);
+    backend::NetworkAccuracy acc = backend::evaluate_network_accuracy(net, images, labels, o);
     run = acc.last_batch;
+    observed = std::move(acc.instruments);
     std::cout << fmt::format("\n{:<34}{:>8}\n", "top-1 accuracy", fmt::format("{} images", acc.images));
     if (b.model) std::cout << fmt::format("  {:<32}{:>8.4f}\n", "float reference", acc.float_accuracy);
     std::cout << fmt::format("  {:<32}{:>8.4f}\n", "integer reference", acc.int_accuracy);
@@ -98,7 +125,9 @@ void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
     backend::NetworkRunner runner(net);
     backend::NetworkRunOptions o;
     o.check_hazards = a.check_hazards;
+    runner.enable_instruments(inst);
     run = runner.run(inputs, o);
+    if (runner.instruments()) observed = std::make_unique<backend::NetworkInstruments>(*runner.instruments());
     if (!a.output_dir.empty()) {
       std::filesystem::create_directories(a.output_dir);
       for (const auto& [name, t] : run.outputs) check_can_write(std::filesystem::path(a.output_dir) / file_name_for(name), a.model.force);
@@ -132,6 +161,18 @@ void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
     for (const sim::Hazard& h : run.total.hazards) std::cerr << "hazard: " << h.message() << "\n";
   }
   std::cout << backend::network_report_table(net, run);
+  if (observed) {
+    std::cout << fmt::format("\ninstruments over {} image(s): the cast from accumulator to output of each observed layer\n",
+                             observed->images())
+              << observed->summary_table();
+    if (!a.instruments.trace_out.empty()) {
+      observed->write(a.instruments.trace_out, a.model.force);
+      std::cout << fmt::format("instruments written to {}/ (instruments.json, layers.csv, channels.csv, histograms.csv, "
+                               "trace.csv, maps/)\n", a.instruments.trace_out);
+    }
+    report["instruments"] = observed->to_json();
+    report["instruments"].erase("config");
+  }
   nlohmann::json j = backend::network_report_json(net, run);
   for (auto& [k, v] : report.items()) {
     if (k != "config") j[k] = v;

@@ -8,11 +8,23 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "backend/network_instruments.h"
 #include "cli/model_args.h"
 #include "cli/network_args.h"
 #include "cpu/float_executor.h"
 
 namespace tauvta::cli {
+
+// --instrument SPEC (repeatable), --trace-out DIR and the instruments' settings.
+struct InstrumentArgs {
+  std::vector<std::string> specs;
+  std::string trace_out;
+  sim::InstrumentSettings settings;
+};
+void add_instrument_args(CLI::App* cmd, InstrumentArgs& a);
+backend::InstrumentRequest instrument_request(const InstrumentArgs& a);  // throws on a bad spec
 
 struct AcceleratorRunArgs {
   ModelArgs model;
@@ -21,6 +33,8 @@ struct AcceleratorRunArgs {
   std::string output_dir, report, csv, images, labels;
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, compare = false, quiet = false;
+  InstrumentArgs instruments;
+  int boards = 0;  // 0: one per core
 };
 
 using InputReader = std::function<cpu::TensorMap(const std::vector<std::string>&, const graph::Graph&)>;

@@ -55,6 +55,10 @@ void LoadedProgram::write_region(const std::string& name, std::span<const uint8_
   image_.copy_in(bytes, r.offset);
 }
 
+uint64_t LoadedProgram::region_addr(const std::string& name) const {
+  return image_.phys_addr() + program_.region(name).offset;
+}
+
 std::vector<uint8_t> LoadedProgram::read_region(const std::string& name) const {
   const DramRegion& r = program_.region(name);
   std::vector<uint8_t> out(r.bytes);

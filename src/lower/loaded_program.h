@@ -24,6 +24,8 @@ class LoadedProgram {
 
   void write_region(const std::string& name, std::span<const uint8_t> bytes);
   std::vector<uint8_t> read_region(const std::string& name) const;
+  // Byte address of a region in the device's DRAM.
+  uint64_t region_addr(const std::string& name) const;
 
   // Runs stream `i` (FINISH-terminated) on the device.
   sim::RunReport run_stream(size_t i, const sim::RunOptions& options);

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "hw/disasm.h"
+#include "hw/lanes.h"
 
 namespace tauvta::sim {
 
@@ -116,6 +117,7 @@ void FunctionalCore::store(const Insn& insn, size_t index) {
   // The source is the output buffer; pads and memory_type are ignored.
   const uint64_t total = uint64_t(insn.y_size) * insn.x_size;
   check_sram_range(insn, index, "OUT", insn.sram_base, total, config_.out_depth());
+  if (instruments_ != nullptr) instruments_->on_store(mem_, insn);
   const uint32_t elem_bytes = config_.out_elem_bytes();
   for (uint32_t y = 0; y < insn.y_size; ++y) {
     const uint64_t addr = (uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride) * elem_bytes;
@@ -221,6 +223,9 @@ void FunctionalCore::alu(const Insn& insn, size_t index) {
   }
   LoopNest loop;
   prepare_loop(insn, index, false, loop);
+  if (instruments_ != nullptr && insn.use_imm && (op == hw::AluOp::kMin || op == hw::AluOp::kMax)) {
+    instruments_->on_clip(mem_, loop, op, hw::sign_extend(uint64_t(int64_t(insn.imm)), config_.acc_width()));
+  }
   run_alu(mem_, loop, op, insn.use_imm, insn.imm, observer_);
 }
 

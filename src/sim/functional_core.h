@@ -12,6 +12,7 @@
 #include "hw/isa_layout.h"
 #include "sim/compute_kernels.h"
 #include "sim/dram.h"
+#include "sim/instruments.h"
 #include "sim/onchip_memory.h"
 
 namespace tauvta::sim {
@@ -23,6 +24,7 @@ class FunctionalCore {
   void execute(const hw::Insn& insn, size_t index);
   void set_observer(AccessObserver* observer) { observer_ = observer; }
   void set_simd(bool simd) { simd_ = simd; }
+  void set_instruments(LayerInstruments* instruments) { instruments_ = instruments; }
   OnChipMemory& memory() { return mem_; }
   const OnChipMemory& memory() const { return mem_; }
 
@@ -42,6 +44,7 @@ class FunctionalCore {
   Dram& dram_;
   OnChipMemory mem_;
   AccessObserver* observer_ = nullptr;
+  LayerInstruments* instruments_ = nullptr;
   bool simd_ = true;
 };
 

@@ -63,6 +63,7 @@ RunReport Simulator::run(std::span<const hw::RawInsn> program, const RunOptions&
   report.timing_only = options.timing_only;
   TimingModel& timing = *timing_;
   core_->set_simd(!options.portable_kernels && cpu_has_vnni());
+  core_->set_instruments(options.timing_only ? nullptr : options.instruments);
   if (options.timing_only) {
     timing.schedule(insns, {}, report);
   } else if (options.check_hazards) {

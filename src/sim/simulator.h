@@ -17,11 +17,16 @@
 
 namespace tauvta::sim {
 
+class LayerInstruments;
+
 struct RunOptions {
   bool timing_only = false;    // cycles only: no data is read or written
   bool check_hazards = false;  // track SRAM ranges; report unordered cross-module accesses
   bool fail_on_hazard = false; // with check_hazards: throw listing the hazards found
   bool portable_kernels = false;  // never use the SIMD kernels (results are identical)
+  // Instruments watching this run's casts and stores (sim/instruments.h); null: none, and the
+  // functional core's paths are the uninstrumented ones. Ignored by timing-only runs.
+  LayerInstruments* instruments = nullptr;
 };
 
 class FunctionalCore;

@@ -1,0 +1,177 @@
+// In-circuit-style instruments on the simulated accelerator (OTune's debug core): they watch the
+// one place a value can overflow, the cast from the wide accumulator to the narrow output (the
+// ALU's MIN/MAX at the output type's bounds, and the narrowing at STORE), for one layer's output
+// tensor. A FunctionalCore calls the hooks only when a run carries instruments, so the fast paths
+// pay one null-pointer test per ALU or STORE instruction when they are off.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "hw/hw_config.h"
+#include "hw/insn.h"
+#include "sim/compute_kernels.h"
+#include "sim/onchip_memory.h"
+
+namespace tauvta::sim {
+
+// What to observe of a layer.
+struct InstrumentSelection {
+  bool overflow = false;   // overflow map, per-channel counts and rate
+  bool histogram = false;  // distributions before and after the cast
+  bool sparsity = false;   // zero map (|output| <= zero_threshold)
+  bool stats = false;      // min, max, mean, std, sparsity of outputs
+  bool trace = false;      // every output value into the trace buffer
+  bool any() const { return overflow || histogram || sparsity || stats || trace; }
+};
+
+struct InstrumentSettings {
+  int histogram_bins = 64;
+  // The pre-cast histogram spans the output range widened by this many bits on each side, so
+  // a value that overflowed by up to 2^guard_bits times the range still lands in a bin.
+  int histogram_guard_bits = 2;
+  int64_t zero_threshold = 0;
+  uint64_t trace_capacity = 1 << 16;  // events the shared trace buffer holds
+};
+
+// Where a layer's output tensor lives: OUT elements [first_elem, first_elem + elems) of DRAM
+// (STORE's dram_base unit) and, per lane, the NCHW index of the tensor element it holds (-1:
+// padding lanes the network never reads).
+struct OutputMap {
+  uint64_t first_elem = 0, elems = 0;
+  int lanes = 0;                 // BATCH * BLOCK_OUT
+  std::vector<int64_t> logical;  // elems * lanes entries
+  int64_t n = 1, c = 1, h = 1, w = 1;
+};
+
+// A bounded log of raw events shared by the enabled instruments of every layer of a run; once
+// full it keeps counting what it dropped, per kind, so a reader knows what is missing.
+struct TraceEvent {
+  enum Kind : uint8_t { kOverflow = 0, kValue = 1 };
+  uint32_t layer = 0;  // the caller's layer number
+  Kind kind = kOverflow;
+  int64_t image = 0;   // dataset image (image base of the run + batch position)
+  int64_t index = 0;   // element within one image, C*H*W order
+  int64_t pre = 0;     // value before the cast (output units)
+  int64_t out = 0;     // value the layer wrote
+};
+
+class TraceBuffer {
+ public:
+  explicit TraceBuffer(uint64_t capacity = 1 << 16) : capacity_(capacity) {}
+  void push(const TraceEvent& e) {
+    if (events_.size() < capacity_) {
+      events_.push_back(e);
+    } else {
+      ++dropped_[e.kind];
+    }
+  }
+  void merge(const TraceBuffer& other);
+  uint64_t capacity() const { return capacity_; }
+  const std::vector<TraceEvent>& events() const { return events_; }
+  uint64_t dropped(TraceEvent::Kind k) const { return dropped_[k]; }
+  uint64_t dropped_total() const { return dropped_[0] + dropped_[1]; }
+
+ private:
+  uint64_t capacity_;
+  std::vector<TraceEvent> events_;
+  uint64_t dropped_[2] = {0, 0};
+};
+
+// A histogram over integer values: `bins` equal bins over [lo, hi), plus the values below and
+// at or above the range.
+struct IntHistogram {
+  int64_t lo = 0, hi = 1;
+  std::vector<uint64_t> counts;
+  uint64_t below = 0, above = 0;
+  IntHistogram() = default;
+  IntHistogram(int64_t lo_, int64_t hi_, int bins);
+  void add(int64_t v) {
+    if (v < lo) {
+      ++below;
+    } else if (v >= hi) {
+      ++above;
+    } else {
+      // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
+      ++counts[size_t(((v - lo) * int64_t(counts.size())) / (hi - lo))];
+    }
+  }
+  void merge(const IntHistogram& o);
+  int64_t bin_lo(size_t b) const;  // first value of bin b
+};
+
+// Everything the instruments of one layer have accumulated (over any number of runs).
+struct LayerObservation {
+  uint64_t elements = 0;   // output elements observed (tensor elements x runs)
+  uint64_t overflows = 0;  // elements whose cast saturated or whose narrowing changed the value
+  std::vector<uint64_t> overflow_map;   // per element of one image (C*H*W): times it overflowed
+  std::vector<uint64_t> channel_overflows, channel_elements;  // per output channel
+  std::vector<uint64_t> zero_map;       // per element of one image: times |out| <= threshold
+  uint64_t zeros = 0;
+  IntHistogram pre_cast, output;        // before the cast (output units) and after it
+  int64_t out_min = 0, out_max = 0, pre_min = 0, pre_max = 0;
+  double out_sum = 0, out_sumsq = 0;
+
+  double overflow_rate() const { return elements ? double(overflows) / double(elements) : 0.0; }
+  double sparsity() const { return elements ? double(zeros) / double(elements) : 0.0; }
+  double mean() const { return elements ? out_sum / double(elements) : 0.0; }
+  double stddev() const;
+  void merge(const LayerObservation& o);
+};
+
+// The instruments of one layer. Owned by the caller; one run at a time (not thread-safe).
+class LayerInstruments {
+ public:
+  LayerInstruments(const hw::HwConfig& config, uint32_t layer, OutputMap map,
+                   InstrumentSelection what, const InstrumentSettings& settings,
+                   TraceBuffer* trace);
+
+  // The image number of batch position 0 in the next run, and how many batch positions hold
+  // real images (a padded last batch's others are not recorded).
+  void set_image_base(int64_t image, int64_t valid) {
+    image_base_ = image;
+    valid_images_ = valid;
+  }
+
+  // Hooks the functional core calls. on_clip runs before a MIN or MAX with an immediate: it
+  // keeps the value entering the MIN (the pre-cast value) and notes a saturation at the output
+  // type's bound. on_store runs before a STORE: it reads every stored lane of this layer's
+  // output region, records it, and forgets the lane's flags.
+  void on_clip(const OnChipMemory& m, const LoopNest& l, hw::AluOp op, int64_t imm);
+  void on_store(const OnChipMemory& m, const hw::Insn& insn);
+
+  // Where trace events go (a copy of a network's instruments rebinds its layers to its buffer).
+  void set_trace(TraceBuffer* trace) { trace_ = trace; }
+  const InstrumentSelection& selection() const { return what_; }
+  const OutputMap& map() const { return map_; }
+  const LayerObservation& observation() const { return obs_; }
+  LayerObservation& observation() { return obs_; }
+  uint32_t layer() const { return layer_; }
+  int64_t qmin() const { return qmin_; }
+  int64_t qmax() const { return qmax_; }
+
+ private:
+  void record(int64_t t, int64_t pre, int64_t out, bool overflow);
+
+  uint32_t layer_;
+  OutputMap map_;
+  InstrumentSelection what_;
+  InstrumentSettings settings_;
+  TraceBuffer* trace_;
+  int64_t qmin_, qmax_;
+  int64_t image_base_ = 0;
+  int64_t valid_images_ = INT64_MAX;
+  int64_t image_elems_;  // C*H*W
+  int64_t plane_;        // H*W
+  // Per accumulator lane: the value entering the last MIN, and flags (bit 0: a MIN saw it,
+  // bit 1: a clip at the type's bound changed it).
+  std::vector<int64_t> pre_;
+  std::vector<uint8_t> flags_;
+  std::vector<int64_t> cast_;  // the lane's value after its last MIN/MAX with an immediate
+  LayerObservation obs_;
+};
+
+}  // namespace tauvta::sim
