@@ -153,6 +153,7 @@ QuantizeResult quantize(const Graph& g, const CalibrationStats& stats, const Qua
     b.float_fallback(n, fallback_reason(n));
   }
   b.finish_outputs();
+  b.check_formats_used();
   return b.take_result();
 }
 

@@ -78,6 +78,10 @@ struct QuantizeOptions {
   double percentile = 99.99;
   CalibStatistic wgt_stat = CalibStatistic::kMse;  // weights: max or mse
   bool per_channel = false;  // per-output-channel weight frac_bits (and per-channel shifts)
+  // Binary points chosen by the caller (the precision tools): float value name -> frac_bits of
+  // its fixed-point form, in place of what calibration picks. A name no quantized activation
+  // has is an error; a value the statistics never saw may still be given one here.
+  std::map<std::string, int> formats;
 };
 
 // One requantizing layer, for reports and the precision tools.
@@ -98,6 +102,9 @@ struct QuantizeResult {
   std::vector<std::string> warnings;       // accumulator overflow risks, clipped biases, ...
   std::vector<std::string> cpu_fallbacks;  // nodes left in float between Dequantize/Quantize
   std::vector<QuantLayer> layers;
+  // Every activation's frac_bits, by float value name, as quantize() chose it (or was given it):
+  // the formats a caller can pass back through QuantizeOptions::formats.
+  std::map<std::string, int> activation_formats;
   // Float graph value -> the quantized graph value holding its integer version (for per-layer
   // error reports). Values that only exist in float (fallback outputs) map to themselves.
   std::map<std::string, std::string> value_map;

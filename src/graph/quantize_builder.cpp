@@ -48,8 +48,25 @@ const ValueHistogram& QuantBuilder::stats_of(const std::string& v) const {
   return it->second;
 }
 
-int QuantBuilder::activation_frac(const std::string& v) const {
-  return choose_frac_bits(stats_of(v), opt_.act_bits, opt_.act_stat, opt_.percentile);
+int QuantBuilder::activation_frac(const std::string& v) {
+  auto given = opt_.formats.find(v);
+  const int f = given != opt_.formats.end()
+                    ? given->second
+                    : choose_frac_bits(stats_of(v), opt_.act_bits, opt_.act_stat, opt_.percentile);
+  res_.activation_formats[v] = f;
+  return f;
+}
+
+void QuantBuilder::check_formats_used() const {
+  for (const auto& [v, f] : opt_.formats) {
+    if (!res_.activation_formats.count(v)) {
+      throw Error(fmt::format("quantize: a format is given for '{}', which is not a quantized activation of "
+                              "the graph", v));
+    }
+    if (f < kMinFracBits || f > kMaxFracBits) {
+      throw Error(fmt::format("quantize: '{}': frac_bits {} is outside [{}, {}]", v, f, kMinFracBits, kMaxFracBits));
+    }
+  }
 }
 
 int QuantBuilder::frac_of(const std::string& int_value) const {

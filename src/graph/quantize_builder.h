@@ -25,6 +25,8 @@ class QuantBuilder {
 
   // Each returns false when the node cannot be quantized (it then becomes a float fallback).
   bool linear_layer(const Node& n, std::set<std::string>& fused);  // Conv, ConvTranspose, Gemm, MatMul
+  // Throws naming a given format that matched no activation.
+  void check_formats_used() const;
   void matmul(const Node& n, std::set<std::string>& fused);         // activation x activation
   bool elementwise(const Node& n, std::set<std::string>& fused);    // Add, Sub, Mul
   bool clip(const Node& n);                                         // standalone Relu, Clip
@@ -42,7 +44,7 @@ class QuantBuilder {
   std::string float_input(const std::string& v);
   std::string int_output(const std::string& v, int frac_bits, int bits);
   const ValueHistogram& stats_of(const std::string& v) const;
-  int activation_frac(const std::string& v) const;
+  int activation_frac(const std::string& v);
   int frac_of(const std::string& int_value) const;
   int bits_of(const std::string& int_value) const;
   std::string fresh(const std::string& base);

@@ -92,7 +92,7 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
   m.warnings.insert(m.warnings.end(), samples.warnings.begin(), samples.warnings.end());
   m.calib_samples = samples.samples;
   m.calib_source = samples.source;
-  const graph::CalibrationStats stats =
+  m.stats =
       cpu::calibrate(m.float_graph, samples.batches, [&](int64_t done, int64_t total) {
         if (o.progress) o.progress(fmt::format("calibrating: batch {}/{}", done, total));
       });
@@ -107,13 +107,23 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
   q.wgt_stat = o.weight_stat;
   q.per_channel = o.per_channel;
   const auto t1 = std::chrono::steady_clock::now();
-  m.quant = graph::quantize(m.float_graph, stats, q);
+  m.quant_options = q;
+  m.quant = graph::quantize(m.float_graph, m.stats, q);
   p.time("quantize", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
   p.dump("quantize", m.quant.graph);
   graph::verify_quantized(m.quant.graph);
   m.warnings.insert(m.warnings.end(), m.quant.warnings.begin(), m.quant.warnings.end());
   m.quantized = true;
   return m;
+}
+
+graph::QuantizeResult requantize(const LoadedModel& m, const std::map<std::string, int>& formats) {
+  if (!m.quantized) throw InternalError("requantize: the model was not quantized");
+  graph::QuantizeOptions q = m.quant_options;
+  q.formats = formats;
+  graph::QuantizeResult r = graph::quantize(m.float_graph, m.stats, q);
+  graph::verify_quantized(r.graph);
+  return r;
 }
 
 nlohmann::json quantization_settings(const LoadOptions& o, const LoadedModel& m) {

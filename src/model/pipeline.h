@@ -50,6 +50,10 @@ struct LoadedModel {
   graph::QuantizeResult quant;  // quant.graph: what the integer reference runs (when quantized)
   std::vector<std::string> warnings;  // calibration source, accumulator overflow risks, ...
   std::vector<PassTiming> timings;
+  // What quantization started from, kept so the precision tools can quantize again at other
+  // binary points without calibrating again.
+  graph::CalibrationStats stats;
+  graph::QuantizeOptions quant_options;
   int64_t calib_samples = 0;  // samples calibration saw
   std::string calib_source;   // what they were ("synthetic", a path)
 
@@ -57,6 +61,10 @@ struct LoadedModel {
 };
 
 LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& options);
+
+// The model quantized again from its calibration statistics, with the given activation formats
+// (float value name -> frac_bits) in place of calibration's choice; verified.
+graph::QuantizeResult requantize(const LoadedModel& m, const std::map<std::string, int>& formats);
 
 // The fully resolved quantization settings (widths, statistic, calibration source, per-layer
 // shifts and clip bounds) as JSON, for reports.

@@ -1,0 +1,232 @@
+// tauvta precision: per-layer fixed-point formats. `show` lists every layer's format of a model
+// (quantized for a config) or of a compiled artifact; `tune` runs OTune's loop or the format
+// search on the simulated accelerator with a checkpoint after every evaluation, then writes the
+// best network as DIR/tuned.tauvta with its per-checkpoint tables (OTune's Table 4, Fig. 10, 11).
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/artifact.h"
+#include "backend/network_accuracy.h"
+#include "cli/cli_io.h"
+#include "cli/commands.h"
+#include "cli/model_args.h"
+#include "common/error.h"
+#include "io/tensor_files.h"
+#include "precision/evaluator.h"
+#include "precision/formats.h"
+#include "precision/tuner.h"
+
+namespace tauvta::cli {
+namespace {
+
+using nlohmann::json;
+
+struct PrecisionShowArgs {
+  ModelArgs model;
+};
+
+struct PrecisionTuneArgs {
+  ModelArgs model;
+  std::string images, labels, out, start = "calibrated", mode = "otune";
+  double threshold = 1e-4;
+  int limit = 64, radius = 2, boards = 0;
+  int64_t tune_images = 2000, holdout = -1, batch = 50;
+  bool quiet = false;
+};
+
+void print_slots(const std::vector<precision::FormatSlot>& slots, const backend::CompiledNetwork& net) {
+  std::cout << fmt::format("{:<4} {:<44} {:<12} {:<8} {:>6} {:<4}\n", "#", "value", "op", "format", "frac", "on");
+  int i = 0;
+  for (const precision::FormatSlot& s : slots) {
+    std::cout << fmt::format("{:<4} {:<44} {:<12} {:<8} {:>6} {:<4}\n", i++, s.value, s.op, precision::q_name(s.bits, s.frac),
+                             s.frac, s.network_layer >= 0 ? backend::placement_name(net.layers[size_t(s.network_layer)].placement) : "cpu");
+  }
+}
+
+void run_show(const PrecisionShowArgs& a) {
+  if (backend::is_network_artifact(a.model.model)) {
+    const backend::CompiledNetwork net = backend::load_network(a.model.model);
+    std::cout << fmt::format("{}: {} ({}-bit words)\n", a.model.model, net.config.name(), net.config.inp_width());
+    print_slots(precision::format_slots(net), net);
+    return;
+  }
+  model::LoadOptions o = load_options(a.model, true);
+  const model::LoadedModel m = load_for_cli(a.model, o);
+  const backend::CompiledNetwork net = backend::compile_network(m.quant.graph, o.config);
+  std::cout << fmt::format("{}: quantized for {} ({}-bit words)\n", a.model.model, o.config.name(), o.config.inp_width());
+  print_slots(precision::format_slots(m.quant, &net), net);
+}
+
+// OTune's Table 4: one row per layer, one column per step.
+std::string checkpoint_table(const precision::PrecisionTuneResult& r, const std::vector<precision::FormatSlot>& slots, int bits) {
+  std::string s = fmt::format("{:<36}", "layer \\ step");
+  for (const auto& st : r.steps) s += fmt::format(" {:>16}", st.index == int(r.best) ? fmt::format("*{}", st.index) : std::to_string(st.index));
+  s += "\n";
+  for (const precision::FormatSlot& sl : slots) {
+    std::string name = sl.value.size() > 36 ? "..." + sl.value.substr(sl.value.size() - 33) : sl.value;
+    s += fmt::format("{:<36}", name);
+    for (const auto& st : r.steps) {
+      auto rate = st.eval.overflow_rate.find(sl.value);
+      s += fmt::format(" {:>16}", fmt::format("{} {}", precision::q_name(bits, st.eval.formats.at(sl.value)),
+                                               rate == st.eval.overflow_rate.end() ? std::string("-") : fmt::format("{:.1e}", rate->second)));
+    }
+    s += "\n";
+  }
+  s += fmt::format("{:<36}", "accuracy (tuning split)");
+  for (const auto& st : r.steps) s += fmt::format(" {:>16.4f}", st.eval.accuracy);
+  return s + "\n";
+}
+
+void run_tune(const PrecisionTuneArgs& a) {
+  if (a.out.empty()) throw Error("precision tune: --out DIR is required");
+  const std::filesystem::path dir(a.out);
+  const std::filesystem::path tuned = dir / "tuned.tauvta";
+  check_can_write(tuned, a.model.force);
+  check_can_write(dir / "result.json", a.model.force);
+  check_can_write(dir / "steps.csv", a.model.force);
+  check_can_write(dir / "layers.csv", a.model.force);
+  const graph::Tensor images = io::read_idx(a.images), labels = io::read_idx(a.labels);
+  if (images.rank() != 3 || labels.rank() != 1 || labels.shape()[0] != images.shape()[0]) {
+    throw Error(fmt::format("{} / {}: expected IDX images [N, rows, cols] and N labels", a.images, a.labels));
+  }
+  const int64_t n = images.shape()[0];
+  if (a.tune_images < 1 || a.tune_images >= n) {
+    throw Error(fmt::format("--tune-images {}: the dataset has {} images; the rest are the held-out split", a.tune_images, n));
+  }
+  const int64_t holdout = a.holdout < 0 ? n - a.tune_images : std::min(a.holdout, n - a.tune_images);
+
+  model::LoadOptions lo = load_options(a.model, true);
+  const model::LoadedModel m = load_for_cli(a.model, lo);
+  precision::EvaluatorSettings es;
+  es.batch = a.batch;
+  es.boards = a.boards > 0 ? a.boards : int(std::max(1u, std::thread::hardware_concurrency()));
+  const precision::PrecisionEvaluator ev(m, lo.config, images, labels, es);
+  const int bits = lo.config.inp_width();
+  precision::Formats start;
+  if (a.start == "q0") {
+    start = precision::uniform_formats(ev.slots(), bits - 1);
+  } else if (a.start == "calibrated") {
+    start = precision::formats_of(ev.slots());
+  } else {
+    throw Error(fmt::format("--start '{}': expected calibrated or q0", a.start));
+  }
+  std::filesystem::create_directories(dir);
+  precision::PrecisionTuneOptions to;
+  to.mode = precision::parse_tune_mode(a.mode);
+  to.threshold = a.threshold;
+  to.limit = a.limit;
+  to.radius = a.radius;
+  to.tune_begin = 0;
+  to.tune_count = a.tune_images;
+  to.checkpoint = dir / "checkpoint.json";
+  if (!a.quiet) to.progress = [](const std::string& s) { std::cerr << s << "\n"; };
+  std::cout << fmt::format("precision tune ({}) of {} for {} ({}-bit words) from {} formats: tuning split images "
+                           "[0, {}), held-out [{}, {}), {} board(s)\n",
+                           a.mode, a.model.model, lo.config.name(), bits, a.start, a.tune_images, a.tune_images,
+                           a.tune_images + holdout, es.boards);
+  const precision::PrecisionTuneResult r = precision::tune_precision(ev, start, to);
+  const precision::TuneStep& best = r.steps.at(r.best);
+  std::cout << "\n" << checkpoint_table(r, ev.slots(), bits);
+  std::cout << fmt::format("stopped: {}; {} evaluation(s) run, {} read back from the checkpoint; best step {}\n",
+                           r.stop_reason, r.evaluations, r.replayed, r.best);
+
+  // The held-out split, through the simulator with the integer-reference check and the float model.
+  auto holdout_run = [&](const precision::Formats& f, bool with_float) {
+    const backend::CompiledNetwork net = ev.compile(f);
+    backend::NetworkAccuracyOptions o;
+    o.begin = a.tune_images;
+    o.limit = holdout;
+    o.threads = es.boards;
+    if (with_float) o.float_graph = &m.float_graph;
+    backend::NetworkAccuracy acc = backend::evaluate_network_accuracy(net, images, labels, o);
+    if (acc.mismatched_images != 0) {
+      throw Error(fmt::format("{} held-out images' accelerator outputs differ from the integer reference", acc.mismatched_images));
+    }
+    return acc;
+  };
+  const backend::NetworkAccuracy tuned_acc = holdout_run(best.eval.formats, true);
+  const backend::NetworkAccuracy start_acc = holdout_run(r.steps.front().eval.formats, false);
+  std::cout << fmt::format("\nheld-out split ({} images)          accuracy\n", tuned_acc.images);
+  std::cout << fmt::format("  float model                       {:.4f}\n", tuned_acc.float_accuracy);
+  std::cout << fmt::format("  start formats ({})          {:.4f}  ({:+.2f} points vs float)\n", a.start, start_acc.accuracy,
+                           100 * (start_acc.accuracy - tuned_acc.float_accuracy));
+  std::cout << fmt::format("  tuned formats (step {})           {:.4f}  ({:+.2f} points vs float)\n", r.best, tuned_acc.accuracy,
+                           100 * (tuned_acc.accuracy - tuned_acc.float_accuracy));
+
+  backend::save_network(ev.compile(best.eval.formats), tuned, a.model.force);
+  std::string steps = "step,action,accuracy,correct,images,max_overflow_rate,seconds\n";
+  std::string layers = "step,value,op,format,frac_bits,overflow_rate,pre_cast_max\n";
+  json js = json::array();
+  for (const precision::TuneStep& s : r.steps) {
+    steps += fmt::format("{},\"{}\",{:.6f},{},{},{:.9g},{:.3f}\n", s.index, s.action, s.eval.accuracy, s.eval.correct,
+                         s.eval.images, s.eval.max_overflow_rate(), s.eval.seconds);
+    for (const precision::FormatSlot& sl : ev.slots()) {
+      const int f = s.eval.formats.at(sl.value);
+      auto rate = s.eval.overflow_rate.find(sl.value);
+      auto top = s.eval.pre_cast_max.find(sl.value);
+      layers += fmt::format("{},{},{},{},{},{},{}\n", s.index, sl.value, sl.op, precision::q_name(bits, f), f,
+                            rate == s.eval.overflow_rate.end() ? "" : fmt::format("{:.9g}", rate->second),
+                            top == s.eval.pre_cast_max.end() ? "" : std::to_string(top->second));
+    }
+    json j = precision::evaluation_json(s.eval, ev.slots(), bits);
+    j["step"] = s.index;
+    j["action"] = s.action;
+    js.push_back(std::move(j));
+  }
+  json result = model_report(a.model, lo, m);
+  result["mode"] = a.mode;
+  result["start"] = a.start;
+  result["threshold"] = a.threshold;
+  result["limit"] = a.limit;
+  result["tuning_split"] = {0, a.tune_images};
+  result["holdout_split"] = {a.tune_images, a.tune_images + holdout};
+  result["steps"] = js;
+  result["best_step"] = r.best;
+  result["stop_reason"] = r.stop_reason;
+  result["holdout"] = {{"images", tuned_acc.images}, {"float", tuned_acc.float_accuracy}, {"start", start_acc.accuracy},
+                       {"tuned", tuned_acc.accuracy}, {"integer_reference_identical", tuned_acc.mismatched_images == 0}};
+  write_text(dir / "result.json", result.dump(2) + "\n", a.model.force);
+  write_text(dir / "steps.csv", steps, a.model.force);
+  write_text(dir / "layers.csv", layers, a.model.force);
+  std::cout << fmt::format("wrote {} (run it with tauvta run / tauvta accuracy), result.json, steps.csv, layers.csv, "
+                           "checkpoint.json in {}/\n", tuned.string(), dir.string());
+}
+
+}  // namespace
+
+void add_precision_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("precision", "Per-layer fixed-point formats: show them, tune them on the simulated accelerator");
+  cmd->require_subcommand(1);
+  auto show = std::make_shared<PrecisionShowArgs>();
+  CLI::App* s = cmd->add_subcommand("show", "Every layer's output format (Qx.y) of a model quantized for a config, or of a .tauvta");
+  add_model_args(s, show->model);
+  s->callback([show] { run_show(*show); });
+
+  auto tune = std::make_shared<PrecisionTuneArgs>();
+  CLI::App* t = cmd->add_subcommand("tune", "Tune per-layer formats (OTune's loop or a search) on a labelled dataset");
+  add_model_args(t, tune->model);
+  t->add_option("--images", tune->images, "IDX images (pixels / 255)")->required();
+  t->add_option("--labels", tune->labels, "IDX labels")->required();
+  t->add_option("--out", tune->out, "Directory for tuned.tauvta, result.json, steps.csv, layers.csv and checkpoint.json")->required();
+  t->add_option("--start", tune->start, "Starting formats: calibrated (default) or q0 (Q0.(W-1) everywhere)");
+  t->add_option("--mode", tune->mode, "otune (default): move overflowing layers until all are under --threshold; search: "
+                                      "coordinate descent for tuning-split accuracy");
+  t->add_option("--threshold", tune->threshold, "OTune: overflow rate every layer must reach (default 1e-4)");
+  t->add_option("--limit", tune->limit, "Evaluations at most (default 64)");
+  t->add_option("--radius", tune->radius, "Search: binary point moves tried per layer each way (default 2)");
+  t->add_option("--tune-images", tune->tune_images, "Images [0, N) are the tuning split (default 2000); the rest are held out");
+  t->add_option("--holdout", tune->holdout, "Held-out images evaluated at the end (default: all the rest)");
+  t->add_option("--batch", tune->batch, "Images per simulated run (default 50)");
+  t->add_option("--boards", tune->boards, "Simulated boards in parallel (default: one per core)");
+  t->add_flag("-q,--quiet", tune->quiet, "No progress lines");
+  t->callback([tune] { run_tune(*tune); });
+}
+
+static const CommandRegistrar kPrecisionRegistrar("precision", add_precision_command);
+
+}  // namespace tauvta::cli

@@ -1,0 +1,210 @@
+#include "precision/tuner.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace tauvta::precision {
+
+using nlohmann::json;
+
+const char* tune_mode_name(TuneMode m) { return m == TuneMode::kOTune ? "otune" : "search"; }
+
+TuneMode parse_tune_mode(const std::string& s) {
+  if (s == "otune") return TuneMode::kOTune;
+  if (s == "search") return TuneMode::kSearch;
+  throw Error(fmt::format("--mode '{}': expected otune or search", s));
+}
+
+json evaluation_json(const Evaluation& e, const std::vector<FormatSlot>& slots, int bits) {
+  json f = json::object(), q = json::object();
+  for (const auto& [v, frac] : e.formats) {
+    f[v] = frac;
+    q[v] = q_name(bits, frac);
+  }
+  json layers = json::array();
+  for (const FormatSlot& s : slots) {
+    json l = {{"value", s.value}, {"node", s.node}, {"op", s.op}, {"format", q_name(bits, e.formats.at(s.value))}};
+    if (auto it = e.overflow_rate.find(s.value); it != e.overflow_rate.end()) l["overflow_rate"] = it->second;
+    if (auto it = e.pre_cast_max.find(s.value); it != e.pre_cast_max.end()) l["pre_cast_max"] = it->second;
+    layers.push_back(std::move(l));
+  }
+  return {{"frac_bits", f}, {"formats", q}, {"layers", layers}, {"begin", e.begin}, {"images", e.images},
+          {"correct", e.correct}, {"accuracy", e.accuracy}, {"seconds", e.seconds}};
+}
+
+namespace {
+
+Evaluation evaluation_from(const json& j) {
+  Evaluation e;
+  for (const auto& [v, f] : j.at("frac_bits").items()) e.formats[v] = f.get<int>();
+  for (const json& l : j.at("layers")) {
+    if (l.contains("overflow_rate")) e.overflow_rate[l.at("value")] = l.at("overflow_rate").get<double>();
+    if (l.contains("pre_cast_max")) e.pre_cast_max[l.at("value")] = l.at("pre_cast_max").get<int64_t>();
+  }
+  e.begin = j.at("begin");
+  e.images = j.at("images");
+  e.correct = j.at("correct");
+  e.accuracy = j.at("accuracy");
+  e.seconds = j.at("seconds");
+  return e;
+}
+
+// Evaluations by formats: from the checkpoint first, else on the simulator (then checkpointed).
+class Memo {
+ public:
+  Memo(const PrecisionEvaluator& ev, const Formats& start, const PrecisionTuneOptions& o) : ev_(ev), o_(o) {
+    header_ = {{"mode", tune_mode_name(o.mode)}, {"threshold", o.threshold}, {"radius", o.radius},
+               {"tune_split", {o.tune_begin, o.tune_count}}, {"config", ev.config().to_json()}, {"start", start}};
+    if (o.checkpoint.empty() || !std::filesystem::exists(o.checkpoint)) return;
+    json j;
+    try {
+      std::ifstream in(o.checkpoint);
+      j = json::parse(in);
+    } catch (const json::exception& e) {
+      throw Error(fmt::format("{}: not a precision checkpoint ({})", o.checkpoint.string(), e.what()));
+    }
+    for (const char* k : {"mode", "threshold", "radius", "tune_split", "config", "start"}) {
+      if (!j.contains(k) || j.at(k) != header_.at(k)) {
+        throw Error(fmt::format("{}: the checkpoint was made with another {} ({}); give another --out or "
+                                "remove the file", o.checkpoint.string(), k, j.contains(k) ? j.at(k).dump() : "none"));
+      }
+    }
+    for (const json& s : j.at("evaluations")) cache_.push_back(evaluation_from(s));
+  }
+
+  const Evaluation& get(const Formats& f, bool* replayed) {
+    const Formats full = ev_.complete(f);
+    for (const Evaluation& e : cache_) {
+      if (e.formats == full) {
+        *replayed = true;
+        ++replayed_;
+        return e;
+      }
+    }
+    *replayed = false;
+    ++evaluated_;
+    cache_.push_back(ev_.evaluate(full, o_.tune_begin, o_.tune_count));
+    save();
+    return cache_.back();
+  }
+  int evaluated() const { return evaluated_; }
+  int replayed() const { return replayed_; }
+
+ private:
+  void save() const {
+    if (o_.checkpoint.empty()) return;
+    json j = header_;
+    j["evaluations"] = json::array();
+    for (const Evaluation& e : cache_) j["evaluations"].push_back(evaluation_json(e, ev_.slots(), ev_.config().inp_width()));
+    // Written beside and renamed over: a kill never leaves half a checkpoint.
+    const std::filesystem::path tmp = o_.checkpoint.string() + ".tmp";
+    {
+      std::ofstream out(tmp);
+      out << j.dump(1) << "\n";
+      if (!out) throw Error(fmt::format("{}: write failed", tmp.string()));
+    }
+    std::filesystem::rename(tmp, o_.checkpoint);
+  }
+
+  const PrecisionEvaluator& ev_;
+  const PrecisionTuneOptions& o_;
+  json header_;
+  std::vector<Evaluation> cache_;
+  int evaluated_ = 0, replayed_ = 0;
+};
+
+std::string describe_moves(const Formats& from, const Formats& to, int bits) {
+  std::string s;
+  for (const auto& [v, f] : to) {
+    if (from.at(v) == f) continue;
+    s += fmt::format("{}{} {}->{}", s.empty() ? "" : ", ", v, q_name(bits, from.at(v)), q_name(bits, f));
+  }
+  return s.empty() ? "start" : s;
+}
+
+}  // namespace
+
+PrecisionTuneResult tune_precision(const PrecisionEvaluator& ev, const Formats& start_in, const PrecisionTuneOptions& o) {
+  if (o.limit < 1) throw Error("precision tune: --limit must be at least 1");
+  const int bits = ev.config().inp_width();
+  PrecisionTuneResult r;
+  r.start = ev.complete(start_in);
+  Memo memo(ev, r.start, o);
+  auto step = [&](const Formats& f, const std::string& action) -> const TuneStep& {
+    TuneStep s;
+    s.index = int(r.steps.size());
+    s.action = action;
+    s.eval = memo.get(f, &s.replayed);
+    r.steps.push_back(std::move(s));
+    const TuneStep& t = r.steps.back();
+    // OTune keeps a later step on a tie (obj >= obj*); the search needs a strict gain to move.
+    const double best = r.steps[r.best].eval.accuracy;
+    const bool better = o.mode == TuneMode::kOTune ? t.eval.accuracy >= best : t.eval.accuracy > best;
+    if (r.steps.size() == 1 || better) r.best = r.steps.size() - 1;
+    if (o.progress) {
+      o.progress(fmt::format("step {:>3}{}: accuracy {:.4f} (best {:.4f}), max overflow rate {:.2e}, {:.1f} s: {}",
+                             t.index, t.replayed ? " (from checkpoint)" : "", t.eval.accuracy,
+                             r.steps[r.best].eval.accuracy, t.eval.max_overflow_rate(), t.eval.seconds, action));
+    }
+    return t;
+  };
+
+  Formats cur = r.start;
+  step(cur, "start");
+  if (o.mode == TuneMode::kOTune) {
+    while (true) {
+      const Evaluation& e = r.steps.back().eval;
+      if (e.max_overflow_rate() <= o.threshold) {
+        r.stop_reason = fmt::format("every layer's overflow rate is at most {:g}", o.threshold);
+        break;
+      }
+      if (int(r.steps.size()) >= o.limit) {
+        r.stop_reason = fmt::format("--limit {} evaluations reached", o.limit);
+        break;
+      }
+      // FineTune: one more integer bit for every layer that overflows too often.
+      Formats next = cur;
+      for (const auto& [v, rate] : e.overflow_rate) {
+        if (rate > o.threshold && next.at(v) > graph::kMinFracBits) --next.at(v);
+      }
+      if (next == cur) {
+        r.stop_reason = "no layer over the threshold can move further";
+        break;
+      }
+      const std::string action = describe_moves(cur, next, bits);
+      cur = next;
+      step(cur, action);
+    }
+  } else {
+    // Coordinate descent: each slot's binary point moved by up to `radius` bits each way,
+    // keeping a move when it raises tuning-split accuracy; passes until one changes nothing.
+    bool improved = true;
+    while (improved && int(r.steps.size()) < o.limit) {
+      improved = false;
+      for (const FormatSlot& s : ev.slots()) {
+        for (int d = 1; d <= o.radius; ++d) {
+          for (int sign : {-1, 1}) {
+            if (int(r.steps.size()) >= o.limit) break;
+            Formats cand = r.steps[r.best].eval.formats;
+            cand.at(s.value) += sign * d;
+            if (cand.at(s.value) < graph::kMinFracBits || cand.at(s.value) > graph::kMaxFracBits) continue;
+            const size_t before = r.best;
+            step(cand, describe_moves(r.steps[r.best].eval.formats, cand, bits));
+            improved = improved || r.best != before;
+          }
+        }
+      }
+    }
+    r.stop_reason = improved ? fmt::format("--limit {} evaluations reached", o.limit)
+                             : "a whole pass over the layers improved nothing";
+  }
+  r.evaluations = memo.evaluated();
+  r.replayed = memo.replayed();
+  return r;
+}
+
+}  // namespace tauvta::precision
