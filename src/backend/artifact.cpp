@@ -195,6 +195,14 @@ std::vector<uint8_t> serialize_network(const CompiledNetwork& net) {
                 {"dilation_w", f.dilation_w}, {"out_w", f.out_w}};
   }
   m["folds"] = folds;
+  if (net.quant_source) {
+    const graph::QuantizeOptions& q = net.quant_source->options;
+    m["quant_source"] = {{"float_graph", graph_json(net.quant_source->float_graph, blob)},
+                         {"act_bits", q.act_bits}, {"wgt_bits", q.wgt_bits}, {"acc_bits", q.acc_bits},
+                         {"act_stat", graph::calib_statistic_name(q.act_stat)}, {"percentile", q.percentile},
+                         {"wgt_stat", graph::calib_statistic_name(q.wgt_stat)}, {"per_channel", q.per_channel},
+                         {"formats", q.formats}};
+  }
   m["compile_seconds"] = net.compile_seconds;
   m["lower_seconds"] = net.lower_seconds;
   const lower::Program& p = net.program;
@@ -202,7 +210,13 @@ std::vector<uint8_t> serialize_network(const CompiledNetwork& net) {
   prog["image_bytes"] = p.image_bytes;
   prog["alignment"] = p.alignment;
   json pl = json::array();
-  for (const lower::ProgramLayer& l : p.layers) pl.push_back({{"name", l.name}, {"first_stream", l.first_stream}, {"streams", l.num_streams}, {"insns", l.num_insns}});
+  for (const lower::ProgramLayer& l : p.layers) {
+    json imms = json::array(), cs = json::array();
+    for (const lower::ImmSite& x : l.sites.imms) imms.push_back({x.stream, x.insn, x.requant, int(x.role), x.piece});
+    for (const lower::ConstSite& x : l.sites.consts) cs.push_back({x.offset, x.bytes, x.requant, int(x.role)});
+    pl.push_back({{"name", l.name}, {"first_stream", l.first_stream}, {"streams", l.num_streams}, {"insns", l.num_insns},
+                  {"patch_sites", {{"imms", imms}, {"consts", cs}}}});
+  }
   prog["layers"] = pl;
   json regions = json::object();
   for (const auto& [k, r] : p.regions) regions[k] = {{"offset", r.offset}, {"bytes", r.bytes}};
@@ -309,6 +323,20 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
     for (const auto& [k, f] : m.at("folds").items()) {
       net.folds[k] = ColumnFold{f.at("source"), f.at("kernel_w"), f.at("stride_w"), f.at("pad_left"), f.at("dilation_w"), f.at("out_w")};
     }
+    if (m.contains("quant_source")) {
+      const json& q = m.at("quant_source");
+      CompiledNetwork::QuantSource src;
+      src.float_graph = graph_from(q.at("float_graph"), r);
+      src.options.act_bits = q.at("act_bits");
+      src.options.wgt_bits = q.at("wgt_bits");
+      src.options.acc_bits = q.at("acc_bits");
+      src.options.act_stat = graph::parse_calib_statistic(q.at("act_stat"));
+      src.options.percentile = q.at("percentile");
+      src.options.wgt_stat = graph::parse_calib_statistic(q.at("wgt_stat"));
+      src.options.per_channel = q.at("per_channel");
+      src.options.formats = q.at("formats").get<std::map<std::string, int>>();
+      net.quant_source = std::move(src);
+    }
     net.compile_seconds = m.at("compile_seconds");
     net.lower_seconds = m.at("lower_seconds");
     const json& prog = m.at("program");
@@ -317,7 +345,20 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
     p.image_bytes = prog.at("image_bytes");
     p.alignment = prog.at("alignment");
     for (const json& l : prog.at("layers")) {
-      p.layers.push_back(lower::ProgramLayer{l.at("name"), l.at("first_stream"), l.at("streams"), l.at("insns")});
+      lower::ProgramLayer pl{l.at("name"), l.at("first_stream"), l.at("streams"), l.at("insns"), {}};
+      if (l.contains("patch_sites")) {
+        for (const json& x : l.at("patch_sites").at("imms")) {
+          const int role = x.at(3);
+          if (role < 0 || role > int(lower::ImmRole::kShl)) throw Error(fmt::format("{}: corrupted artifact: patch site role {}", source, role));
+          pl.sites.imms.push_back({x.at(0), x.at(1), x.at(2), lower::ImmRole(role), x.at(4)});
+        }
+        for (const json& x : l.at("patch_sites").at("consts")) {
+          const int role = x.at(3);
+          if (role < 0 || role > int(lower::ConstRole::kScaleTile)) throw Error(fmt::format("{}: corrupted artifact: patch site role {}", source, role));
+          pl.sites.consts.push_back({x.at(0), x.at(1), x.at(2), lower::ConstRole(role)});
+        }
+      }
+      p.layers.push_back(std::move(pl));
     }
     for (const auto& [k, v] : prog.at("regions").items()) {
       const lower::DramRegion reg{v.at("offset"), v.at("bytes")};

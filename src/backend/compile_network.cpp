@@ -68,6 +68,18 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+}  // namespace
+
+graph::Graph with_batch(const graph::Graph& g, int64_t batch) {
+  graph::Graph out = g;
+  for (auto& [name, v] : out.values) {
+    if (v.known_shape && !v.shape.empty() && v.shape[0] < 0) v.shape[0] = batch;
+  }
+  return out;
+}
+
+namespace {
+
 class NetworkCompiler {
  public:
   NetworkCompiler(const graph::Graph& g, const hw::HwConfig& c, const CompileOptions& o)
@@ -76,10 +88,7 @@ class NetworkCompiler {
   CompiledNetwork run() {
     const auto t0 = Clock::now();
     net_.config = c_;
-    net_.graph = source_;
-    for (auto& [name, v] : net_.graph.values) {
-      if (v.known_shape && !v.shape.empty() && v.shape[0] < 0) v.shape[0] = options_.batch;
-    }
+    net_.graph = with_batch(source_, options_.batch);
     find_views();
     for (const graph::Node& n : g_.nodes) place(n);
     buffers_.clear();
@@ -242,15 +251,9 @@ class NetworkCompiler {
       return nullptr;
     }
     if (!lower::add_problem(c_, a).empty()) return nullptr;
-    const int64_t conv_shl = -(conv_is_lhs ? a.lhs_shift : a.rhs_shift);
-    const int64_t other_shl = -(conv_is_lhs ? a.rhs_shift : a.lhs_shift);
-    if (conv_shl < 0 || other_shl < 0 || other_shl > 30) return nullptr;
-    lower::FusedAdd f;
-    f.conv_shl = conv_shl;
-    f.other_scale = int64_t(1) << other_shl;
-    f.shift = a.shift;
-    f.clip_min = a.clip_min;
-    f.clip_max = a.clip_max;
+    const std::optional<lower::FusedAdd> fa = fused_add_of(a, conv_is_lhs);
+    if (!fa) return nullptr;
+    const lower::FusedAdd& f = *fa;
     if (!lower::fused_add_problem(c_, cl.spec, f).empty()) return nullptr;
     cl.spec.add = f;
     // The fused tiles must still fit: when even the smallest tiles on one thread do not, no

@@ -30,6 +30,10 @@ struct CompileOptions {
   std::map<lower::ConvWorkload, ScheduleChoice> schedules;
 };
 
+// `g` with every value whose first dimension is the dynamic batch given `batch` (what a compiled
+// network's graph holds).
+graph::Graph with_batch(const graph::Graph& g, int64_t batch);
+
 CompiledNetwork compile_network(const graph::Graph& quantized, const hw::HwConfig& config,
                                 const CompileOptions& options = {});
 

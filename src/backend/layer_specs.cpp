@@ -339,4 +339,17 @@ std::string cpu_reason(const graph::Node& n) {
   return "no accelerator lowering for this operator";
 }
 
+std::optional<lower::FusedAdd> fused_add_of(const lower::AddSpec& a, bool conv_is_lhs) {
+  const int64_t conv_shl = -(conv_is_lhs ? a.lhs_shift : a.rhs_shift);
+  const int64_t other_shl = -(conv_is_lhs ? a.rhs_shift : a.lhs_shift);
+  if (conv_shl < 0 || other_shl < 0 || other_shl > 30) return std::nullopt;
+  lower::FusedAdd f;
+  f.conv_shl = conv_shl;
+  f.other_scale = int64_t(1) << other_shl;
+  f.shift = a.shift;
+  f.clip_min = a.clip_min;
+  f.clip_max = a.clip_max;
+  return f;
+}
+
 }  // namespace tauvta::backend

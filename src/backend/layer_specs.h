@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "graph/graph.h"
@@ -34,6 +35,11 @@ ConvLayer dense_layer(const graph::Graph& g, const graph::Node& n, const hw::HwC
 ConvLayer avg_pool_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c);
 lower::MaxPoolSpec max_pool_spec(const graph::Graph& g, const graph::Node& n);
 lower::AddSpec add_spec(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c);
+
+// A residual add fused after a convolution (`conv_is_lhs`: the convolution's output is the add's
+// first operand): the convolution's left shift, the other operand's scale and the add's own
+// requantization; nullopt when the shifts cannot be expressed that way.
+std::optional<lower::FusedAdd> fused_add_of(const lower::AddSpec& a, bool conv_is_lhs);
 
 // The reason an operator without an accelerator lowering runs on the CPU.
 std::string cpu_reason(const graph::Node& n);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/quantize.h"
 #include "hw/hw_config.h"
 #include "lower/conv_lowering.h"
 #include "lower/program.h"
@@ -72,6 +73,14 @@ struct CompiledNetwork {
   std::map<std::string, std::string> views;
   // Derived value -> how the host makes it from its source.
   std::map<std::string, ColumnFold> folds;
+  // What the quantized graph was made from: the float graph and the quantization settings with
+  // every activation's binary point (options.formats). The precision tools quantize it again
+  // when a format changes. Absent when the network was compiled from a quantized graph alone.
+  struct QuantSource {
+    graph::Graph float_graph;
+    graph::QuantizeOptions options;
+  };
+  std::optional<QuantSource> quant_source;
   double compile_seconds = 0;
   double lower_seconds = 0;  // the part spent lowering accelerator layers
 

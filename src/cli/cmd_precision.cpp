@@ -8,10 +8,12 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "backend/artifact.h"
 #include "backend/network_accuracy.h"
+#include "backend/network_formats.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/model_args.h"
@@ -28,6 +30,12 @@ using nlohmann::json;
 
 struct PrecisionShowArgs {
   ModelArgs model;
+};
+
+struct PrecisionSetArgs {
+  std::string artifact, out;
+  std::vector<std::string> changes;
+  bool force = false;
 };
 
 struct PrecisionTuneArgs {
@@ -60,6 +68,54 @@ void run_show(const PrecisionShowArgs& a) {
   const backend::CompiledNetwork net = backend::compile_network(m.quant.graph, o.config);
   std::cout << fmt::format("{}: quantized for {} ({}-bit words)\n", a.model.model, o.config.name(), o.config.inp_width());
   print_slots(precision::format_slots(m.quant, &net), net);
+}
+
+// The format key (float value name) a user's LAYER means: the value itself, the node writing it or
+// the network layer writing it.
+std::string format_key(const backend::CompiledNetwork& net, const std::map<std::string, int>& formats, const std::string& name) {
+  if (formats.count(name)) return name;
+  std::vector<std::string> outputs;
+  for (const graph::Node& n : net.graph.nodes) {
+    if (n.name == name) outputs = n.outputs;
+  }
+  if (outputs.empty()) {
+    const int64_t l = backend::find_network_layer(net, name);
+    if (l >= 0) outputs = net.layers[size_t(l)].outputs;
+  }
+  for (const std::string& o : outputs) {
+    if (formats.count(o)) return o;
+    if (o.size() > 2 && o.ends_with("_q") && formats.count(o.substr(0, o.size() - 2))) return o.substr(0, o.size() - 2);
+  }
+  throw Error(fmt::format("no layer or value '{}' with a format in the network (see tauvta precision show)", name));
+}
+
+void run_set(const PrecisionSetArgs& a) {
+  if (a.out.empty() && !a.force) {
+    throw Error(fmt::format("precision set: give -o OUT.tauvta, or --force to patch {} in place", a.artifact));
+  }
+  if (!backend::is_network_artifact(a.artifact)) throw Error(fmt::format("{}: not a compiled network (.tauvta)", a.artifact));
+  const std::string target = a.out.empty() ? a.artifact : a.out;
+  if (!a.out.empty()) check_can_write(a.out, a.force);
+  backend::CompiledNetwork net = backend::load_network(a.artifact);
+  const std::map<std::string, int> formats = backend::network_formats(net);
+  const int bits = net.config.inp_width();
+  std::map<std::string, int> changes;
+  for (const std::string& c : a.changes) {
+    const size_t eq = c.rfind('=');
+    if (eq == std::string::npos || eq == 0) throw Error(fmt::format("precision set: '{}' is not LAYER=Qx.y", c));
+    const std::string key = format_key(net, formats, c.substr(0, eq));
+    changes[key] = precision::parse_q(c.substr(eq + 1), bits, c.substr(0, eq));
+  }
+  const backend::FormatPatch p = backend::set_formats(net, changes);
+  for (const auto& [k, f] : changes) {
+    std::cout << fmt::format("{}: {} -> {}\n", k, precision::q_name(bits, formats.at(k)), precision::q_name(bits, f));
+  }
+  std::cout << fmt::format("patched {} accelerator layer(s) in place (immediates and constants, no re-lowering){}{}\n",
+                           p.patched_layers.size(), p.patched_layers.empty() ? "" : ": ",
+                           fmt::join(p.patched_layers, ", "));
+  if (!p.cpu_layers.empty()) std::cout << fmt::format("updated {} CPU layer(s): {}\n", p.cpu_layers.size(), fmt::join(p.cpu_layers, ", "));
+  backend::save_network(net, target, true);
+  std::cout << fmt::format("wrote {}\n", target);
 }
 
 // OTune's Table 4: one row per layer, one column per step.
@@ -206,6 +262,14 @@ void add_precision_command(CLI::App& app) {
   CLI::App* s = cmd->add_subcommand("show", "Every layer's output format (Qx.y) of a model quantized for a config, or of a .tauvta");
   add_model_args(s, show->model);
   s->callback([show] { run_show(*show); });
+
+  auto set = std::make_shared<PrecisionSetArgs>();
+  CLI::App* st = cmd->add_subcommand("set", "Set layers' formats in a compiled network: patches its ALU immediates and bias data, no re-lowering");
+  st->add_option("artifact", set->artifact, "Compiled network (.tauvta)")->required();
+  st->add_option("changes", set->changes, "LAYER=Qx.y (a layer, its node or its output value; Qx.y with 1 + x + y = W, or frac_bits)")->required();
+  st->add_option("-o,--output", set->out, "Write the patched network here (default: in place, with --force)");
+  st->add_flag("--force", set->force, "Overwrite the output (or patch the artifact in place)");
+  st->callback([set] { run_set(*set); });
 
   auto tune = std::make_shared<PrecisionTuneArgs>();
   CLI::App* t = cmd->add_subcommand("tune", "Tune per-layer formats (OTune's loop or a search) on a labelled dataset");

@@ -11,6 +11,7 @@
 
 #include "backend/artifact.h"
 #include "backend/compile_network.h"
+#include "backend/network_formats.h"
 #include "cli/cli_io.h"
 #include "common/error.h"
 
@@ -100,6 +101,7 @@ BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n) {
   backend::CompileOptions co = tuning_options(n.tuning_log, o.config, b.report);  // cli/tuning_options.cpp
   co.batch = n.batch;
   b.net = backend::compile_network(b.model->quant.graph, o.config, co);
+  backend::attach_quant_source(b.net, b.model->float_graph, b.model->quant, b.model->quant_options);
   if (!m.dump_passes.empty()) write_placement_dump(m.dump_passes, b.net, m.force);
   return b;
 }

@@ -86,6 +86,22 @@ RequantVectors fused_add_vectors(const hw::HwConfig& c, const FusedAdd& a, int a
 
 }  // namespace
 
+std::vector<RequantValues> conv_requant_values(const hw::HwConfig& c, const ConvLayerSpec& spec) {
+  std::vector<RequantValues> out(spec.add ? 2 : 1);
+  out[0].rv = requant_vectors(c, spec.bias, spec.channel_shifts(), spec.acc_bits, spec.w.out_channels);
+  out[0].bias_add = spec.force_bias_add || out[0].rv.any_bias;
+  out[0].clip_min = spec.clip_min;
+  out[0].clip_max = spec.clip_max;
+  if (spec.add) {
+    out[1].rv = fused_add_vectors(c, *spec.add, spec.acc_bits);
+    out[1].clip_min = spec.add->clip_min;
+    out[1].clip_max = spec.add->clip_max;
+    if (spec.add->conv_shl > 0) out[1].shl = shift_pieces(c, -spec.add->conv_shl);
+    out[1].scale_tile = diagonal_tile(c, spec.add->other_scale);
+  }
+  return out;
+}
+
 std::string fused_add_problem(const hw::HwConfig& c, const ConvLayerSpec& spec, const FusedAdd& a) {
   if (std::string why = identity_problem(c); !why.empty()) return why;
   if (spec.w.kind == OpKind::kConv2dTranspose) return "a transposed convolution";
@@ -146,6 +162,15 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   const bool bias_add = spec.force_bias_add || rv.any_bias;
   const runtime::DramBuffer ident =
       fused ? pb.alloc_constant(diagonal_tile(c, spec.add->other_scale)) : runtime::DramBuffer{};
+  // A layer with data records where its format-dependent values went (timing programs do not).
+  const bool sites = !spec.weights.empty();
+  if (sites && !rv.packed.empty()) pb.record_const(0, ConstRole::kVectors, vbuf, rv.packed.size());
+  if (sites && fused) {
+    if (!arv.packed.empty()) throw InternalError("fused add requantization with vectors");
+    pb.record_const(1, ConstRole::kScaleTile, ident, uint64_t(c.wgt_elem_bytes()));
+  }
+  const std::function<void(int, int)> record_conv = [&](int role, int piece) { pb.record_imm(0, ImmRole(role), piece); };
+  const std::function<void(int, int)> record_add = [&](int role, int piece) { pb.record_imm(1, ImmRole(role), piece); };
 
   NestKernelMemo kernels(c, pb.device().layout());
   const int64_t KK = g.kh * g.kw, H = w.height, W = w.width, OH = g.oh, OW = g.ow;
@@ -287,14 +312,17 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
             if (kc + 1 == t.ncit) {
               // Per-channel vectors of this tile's output-channel blocks start at it.ct * tco.
               emit_requant(cb, c, rv, acc_base, out_dims, uint32_t(it.ct * t.tco), uint32_t(g.cob),
-                           /*channel_dim=*/1, bias_add, spec.clip_min, spec.clip_max, &kernels);
+                           /*channel_dim=*/1, bias_add, spec.clip_min, spec.clip_max, &kernels,
+                           sites ? &record_conv : nullptr);
               if (fused) {
                 // The residual joins the clipped result; its INP part is free once it has.
                 std::vector<NestDim> imm = out_dims;
                 if (spec.add->conv_shl > 0) {
                   const runtime::EncodedKernel& k = kernels.get(UopKind::kAlu, acc_base, 0, 0, imm);
-                  for (int64_t piece : shift_pieces(c, -spec.add->conv_shl)) {
-                    cb.alu(k, hw::AluOp::kShr, true, int32_t(piece));
+                  const std::vector<int64_t> shl = shift_pieces(c, -spec.add->conv_shl);
+                  for (size_t i = 0; i < shl.size(); ++i) {
+                    cb.alu(k, hw::AluOp::kShr, true, int32_t(shl[i]));
+                    if (sites) pb.record_imm(1, ImmRole::kShl, int(i));
                   }
                 }
                 std::vector<NestDim> rd = out_dims;
@@ -302,7 +330,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
                 cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base + uint32_t(t.res_offset), ident_wgt, rd));
                 cb.dep_push(Module::kCompute, Module::kLoad);
                 emit_requant(cb, c, arv, acc_base, out_dims, 0, 0, -1, false, spec.add->clip_min, spec.add->clip_max,
-                             &kernels);
+                             &kernels, sites ? &record_add : nullptr);
               }
               cb.dep_push(Module::kCompute, Module::kStore);
             }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lower/conv_plan.h"
+#include "lower/patch_sites.h"
 #include "lower/program_builder.h"
 #include "runtime/device.h"
 
@@ -50,6 +51,10 @@ struct ConvLayerSpec {
   // acc_vectors and whether a residual tile needs INP space: what legality takes.
   LayerNeeds needs(const hw::HwConfig& c) const { return {acc_vectors(c), add.has_value()}; }
 };
+
+// The values lower_conv puts at the layer's patch sites (its requantization, then a fused
+// add's): what the precision tools write when the layer's formats change.
+std::vector<RequantValues> conv_requant_values(const hw::HwConfig& c, const ConvLayerSpec& spec);
 
 // Why `a` cannot be fused after a convolution of `spec` on this config (empty when it can).
 std::string fused_add_problem(const hw::HwConfig& c, const ConvLayerSpec& spec, const FusedAdd& a);

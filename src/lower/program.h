@@ -14,6 +14,7 @@
 
 #include "hw/hw_config.h"
 #include "hw/insn.h"
+#include "lower/patch_sites.h"
 #include "sim/report.h"
 
 namespace tauvta::lower {
@@ -27,6 +28,7 @@ struct ProgramLayer {
   std::string name;
   size_t first_stream = 0, num_streams = 0;
   uint64_t num_insns = 0;
+  LayerPatchSites sites;  // format-dependent immediates and constants (lower/patch_sites.h)
 };
 
 // A named byte range of the image (a tensor in the accelerator's layout).

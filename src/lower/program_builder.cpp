@@ -130,12 +130,38 @@ uint32_t ProgramBuilder::begin_layer(const std::string& name) {
   // Each layer loads its own micro-op kernels, so any layer can run (or be timed) on its own.
   device_->uop_cache().invalidate();
   Program& p = driver_->program();
-  p.layers.push_back(ProgramLayer{name, p.streams.size(), 0, 0});
+  p.layers.push_back(ProgramLayer{name, p.streams.size(), 0, 0, {}});
   driver_->set_layer(uint32_t(p.layers.size() - 1));
   return uint32_t(p.layers.size() - 1);
 }
 
 void ProgramBuilder::end_stream() { cb_->synchronize(); }
+
+void ProgramBuilder::record_imm(uint8_t requant, ImmRole role, int piece) {
+  Program& p = driver_->program();
+  if (p.layers.empty()) throw InternalError("record_imm outside a layer");
+  ImmSite s;
+  s.requant = requant;
+  s.role = role;
+  s.piece = uint8_t(piece);
+  const std::span<const hw::Insn> pending = cb_->pending();
+  if (!pending.empty()) {
+    s.stream = uint32_t(p.streams.size());
+    s.insn = uint32_t(pending.size() - 1);
+  } else {
+    // The builder flushed right after the instruction: it is the last stream's, before FINISH.
+    if (p.streams.empty() || p.streams.back().insns.size() < 2) throw InternalError("record_imm: no instruction");
+    s.stream = uint32_t(p.streams.size() - 1);
+    s.insn = uint32_t(p.streams.back().insns.size() - 2);
+  }
+  p.layers.back().sites.imms.push_back(s);
+}
+
+void ProgramBuilder::record_const(uint8_t requant, ConstRole role, const runtime::DramBuffer& buf, uint64_t bytes) {
+  Program& p = driver_->program();
+  if (p.layers.empty()) throw InternalError("record_const outside a layer");
+  p.layers.back().sites.consts.push_back(ConstSite{region_offset(buf), bytes, requant, role});
+}
 
 Program ProgramBuilder::finish() {
   end_stream();

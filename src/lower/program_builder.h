@@ -38,6 +38,11 @@ class ProgramBuilder {
   void name_region(const std::string& name, const runtime::DramBuffer& buf);
   uint64_t region_offset(const runtime::DramBuffer& buf) const;
 
+  // Patch sites of the current layer (lower/patch_sites.h): the ALU instruction just emitted,
+  // and a constant buffer's bytes.
+  void record_imm(uint8_t requant, ImmRole role, int piece);
+  void record_const(uint8_t requant, ConstRole role, const runtime::DramBuffer& buf, uint64_t bytes);
+
   // Streams recorded from now on belong to a new layer; returns its index.
   uint32_t begin_layer(const std::string& name);
   // Closes the current stream (a FINISH-terminated run) if it holds anything.

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "hw/hw_config.h"
@@ -42,11 +43,13 @@ RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>
 std::vector<int64_t> shift_pieces(const hw::HwConfig& c, int64_t shift);
 
 // Emits the sequence over the accumulator tile nest `dims` (destination factors only) at
-// `acc_base` (kernels from `memo` when given). Vector k of the per-channel data starts at ACC index k * vec_stride; the tile's
+// `acc_base` (kernels from `memo` when given). `record`, when given, is told after each
+// immediate instruction its role (lower::ImmRole: 0 ADD, 1 SHR, 2 MIN, 3 MAX) and piece. Vector k of the per-channel data starts at ACC index k * vec_stride; the tile's
 // channel blocks start at `ch0` and advance along dims[channel_dim] (-1: one block for all).
 void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const RequantVectors& rv,
                   uint32_t acc_base, const std::vector<NestDim>& dims, uint32_t ch0,
                   uint32_t vec_stride, int channel_dim, bool bias_add, int64_t clip_min,
-                  int64_t clip_max, NestKernelMemo* memo = nullptr);
+                  int64_t clip_max, NestKernelMemo* memo = nullptr,
+                  const std::function<void(int role, int piece)>* record = nullptr);
 
 }  // namespace tauvta::lower

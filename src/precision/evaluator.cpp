@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "backend/network_accuracy.h"
+#include "backend/network_formats.h"
 #include "common/error.h"
 
 namespace tauvta::precision {
@@ -38,7 +39,9 @@ Formats PrecisionEvaluator::complete(const Formats& f) const {
 
 backend::CompiledNetwork PrecisionEvaluator::compile(const Formats& f) const {
   const graph::QuantizeResult q = model::requantize(m_, complete(f));
-  return backend::compile_network(q.graph, config_, settings_.compile);
+  backend::CompiledNetwork net = backend::compile_network(q.graph, config_, settings_.compile);
+  backend::attach_quant_source(net, m_.float_graph, q, m_.quant_options);
+  return net;
 }
 
 Evaluation PrecisionEvaluator::evaluate(const Formats& f, int64_t begin, int64_t count,
