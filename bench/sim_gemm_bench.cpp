@@ -1,7 +1,9 @@
 // End-to-end simulator benchmark: a GEMM-heavy program (M x K x N tiled GEMM through the runtime,
 // default 1024^3 on the pynq config) run on the functional core, beside oneDNN's u8 x s8 int8
 // matmul of the same size in the same process (the practical limit for int8 on this CPU), and
-// the same program in timing-only mode. Prints a table, the ratios, and optionally JSON.
+// the same program in timing-only mode; then the GEMM kernels alone (every SIMD kernel this CPU
+// runs against the portable one, 8-bit and 16-bit lanes). Prints tables, the ratios, and
+// optionally JSON.
 //
 //   build/sim_gemm_bench [--m 1024 --k 1024 --n 1024] [--config FILE] [--repeats 3] [--json F]
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include "runtime/device.h"
 #include "runtime/tiled_gemm.h"
 #include "sim/compute_kernels.h"
+#include "sim/onchip_memory.h"
 
 #ifdef TAUVTA_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.hpp>
@@ -72,6 +75,96 @@ double onednn_matmul_seconds(uint32_t m, uint32_t k, uint32_t n, int repeats) {
 #endif
 }
 
+// One GEMM instruction shape for the kernel table: micro-ops and the loop nest around them.
+struct KernelShape {
+  const char* name;
+  std::vector<hw::Uop> uops;
+  uint32_t iter_out, iter_in;
+  uint32_t dst_out, dst_in, src_out, src_in, wgt_out, wgt_in;
+};
+
+// The shapes VGG-7's layers compile to, and one with no two updates in the same row.
+std::vector<KernelShape> kernel_shapes() {
+  std::vector<hw::Uop> taps, rows;
+  for (uint32_t k = 0; k < 9; ++k) taps.push_back({0, k, k});  // one output pixel, 3x3 taps
+  for (uint32_t u = 0; u < 16; ++u) rows.push_back({u, u, u});
+  return {{"conv3x3", taps, 14, 14, 14, 1, 16, 1, 0, 0},
+          {"dense", {{0, 0, 0}}, 72, 4, 0, 1, 1, 0, 1, 72},
+          {"16 rows", rows, 8, 8, 128, 16, 1, 16, 0, 16}};
+}
+
+// One kernel on one shape, best of `repeats`: MACs per wall-second.
+double kernel_gmacs(const hw::HwConfig& c, sim::SimdGemm kernel, const KernelShape& shape,
+                    int repeats) {
+  sim::OnChipMemory m(c, kernel);
+  std::mt19937_64 rng(3);
+  auto random_bytes = [&](int bits, uint32_t depth, int lanes) {
+    std::vector<uint8_t> b((size_t(depth) * lanes * bits + 7) / 8);
+    for (uint8_t& x : b) x = uint8_t(rng());
+    return b;
+  };
+  m.write_inp(0, random_bytes(c.inp_width(), c.inp_depth(), m.inp_lanes()).data(), c.inp_depth());
+  m.write_wgt(0, random_bytes(c.wgt_width(), c.wgt_depth(), m.wgt_lanes()).data(), c.wgt_depth());
+  sim::LoopNest l;
+  l.uops = shape.uops.data();
+  l.n_uops = uint32_t(shape.uops.size());
+  l.iter_out = shape.iter_out, l.iter_in = shape.iter_in;
+  l.dst_out = shape.dst_out, l.dst_in = shape.dst_in;
+  l.src_out = shape.src_out, l.src_in = shape.src_in;
+  l.wgt_out = shape.wgt_out, l.wgt_in = shape.wgt_in;
+  uint64_t top_dst = 0, top_src = 0, top_wgt = 0;
+  for (const hw::Uop& u : shape.uops) {
+    top_dst = std::max<uint64_t>(top_dst, u.dst + (l.iter_out - 1) * l.dst_out + (l.iter_in - 1) * l.dst_in);
+    top_src = std::max<uint64_t>(top_src, u.src + (l.iter_out - 1) * l.src_out + (l.iter_in - 1) * l.src_in);
+    top_wgt = std::max<uint64_t>(top_wgt, u.wgt + (l.iter_out - 1) * l.wgt_out + (l.iter_in - 1) * l.wgt_in);
+  }
+  if (top_dst >= c.acc_depth() || top_src >= c.inp_depth() || top_wgt >= c.wgt_depth()) {
+    throw Error("kernel benchmark: config " + c.name() + " has buffers too shallow for " + shape.name);
+  }
+  const double macs = double(l.n_uops) * l.iter_out * l.iter_in * double(c.macs_per_cycle());
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    int runs = 0;
+    double seconds = 0;
+    do {  // at least 20 ms per measurement
+      sim::run_gemm(m, l, false, kernel != sim::SimdGemm::kNone, nullptr);
+      ++runs;
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } while (seconds < 0.02);
+    best = std::min(best, seconds / runs);
+  }
+  return macs / best / 1e9;
+}
+
+// The kernel table: every SIMD kernel this CPU runs for each config, against the portable one.
+nlohmann::json kernel_table(int repeats) {
+  const std::pair<const char*, const char*> configs[] = {
+      {"8-bit, 32-bit acc (pynq)", "1x16_i8w8a32_15_15_18_17"},
+      {"16-bit, 64-bit acc (pynq_w16)", "1x16_i16w16a64_15_16_19_18"},
+      {"16-bit, 32-bit acc", "1x16_i16w16a32_15_16_19_17"},
+  };
+  nlohmann::json rows = nlohmann::json::array();
+  std::printf("\nGEMM kernels alone on one instruction, GMAC per wall-s\n");
+  std::printf("%-31s %-9s %-13s %9s %11s\n", "config", "shape", "kernel", "GMAC/s", "x portable");
+  for (const auto& [label, name] : configs) {
+    const hw::HwConfig c = hw::HwConfig::from_name(name);
+    for (const KernelShape& shape : kernel_shapes()) {
+      const double portable = kernel_gmacs(c, sim::SimdGemm::kNone, shape, repeats);
+      std::printf("%-31s %-9s %-13s %9.2f %11.2f\n", label, shape.name, "portable", portable, 1.0);
+      for (sim::SimdGemm k : {sim::SimdGemm::kVnni, sim::SimdGemm::kAvx2}) {
+        if (!sim::simd_gemm_supported(k, c)) continue;
+        const double g = kernel_gmacs(c, k, shape, repeats);
+        std::printf("%-31s %-9s %-13s %9.2f %11.2f\n", label, shape.name, sim::simd_gemm_name(k),
+                    g, g / portable);
+        rows.push_back({{"config", name}, {"shape", shape.name}, {"kernel", sim::simd_gemm_name(k)},
+                        {"gmacs", g}, {"portable_gmacs", portable}, {"ratio", g / portable}});
+      }
+    }
+  }
+  return rows;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"tauvta simulator GEMM benchmark"};
   uint32_t m = 1024, k = 1024, n = 1024;
@@ -91,8 +184,8 @@ int run(int argc, char** argv) {
   const auto a = runtime::random_operand(config.inp_width(), size_t(m) * k, rng);
   const auto b = runtime::random_operand(config.wgt_width(), size_t(k) * n, rng);
 
-  std::printf("tauvta sim GEMM benchmark: %ux%ux%u on %s, SIMD kernels: %s\n", m, k, n,
-              config.name().c_str(), sim::cpu_has_vnni() ? "AVX-512 VNNI" : "portable");
+  std::printf("tauvta sim GEMM benchmark: %ux%ux%u on %s, SIMD GEMM kernel: %s\n", m, k, n,
+              config.name().c_str(), sim::simd_gemm_name(sim::best_simd_gemm(config)));
   // Functional + timing run, best of `repeats` (sim_wall_seconds counts the simulator only, not
   // packing the matrices or reading them back).
   runtime::GemmRun best_full;
@@ -150,6 +243,7 @@ int run(int argc, char** argv) {
     throw Error(fmt::format("timing-only cycles {} differ from the full run's {}", timing_cycles,
                             best_full.report.cycles));
   }
+  const nlohmann::json kernels = kernel_table(repeats);
   if (!json_path.empty()) {
     nlohmann::json j = {{"m", m}, {"k", k}, {"n", n},
                         {"config", config.to_json()},
@@ -162,7 +256,8 @@ int run(int argc, char** argv) {
                         {"cycles", best_full.report.cycles},
                         {"gops_at_clock", best_full.report.gops_at_clock(config)},
                         {"gemm_utilization", best_full.report.gemm_utilization()},
-                        {"simd", sim::cpu_has_vnni()}};
+                        {"simd", sim::simd_gemm_name(sim::best_simd_gemm(config))},
+                        {"kernels", kernels}};
     std::ofstream(json_path) << j.dump(2) << "\n";
   }
   return 0;

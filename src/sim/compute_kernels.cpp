@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "hw/lanes.h"
+#include "sim/avx2_gemm.h"
 #include "sim/vnni_gemm.h"
 
 namespace tauvta::sim {
@@ -129,11 +130,23 @@ bool cpu_has_vnni() {
   return has;
 }
 
+bool cpu_has_avx2() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+  }();
+  return has;
+}
+
 void run_gemm(OnChipMemory& m, const LoopNest& l, bool reset, bool simd, AccessObserver* obs) {
   if (l.n_uops == 0 || l.iter_out == 0 || l.iter_in == 0) return;
-  if (simd && obs == nullptr && vnni_gemm_applies(m)) {
-    run_gemm_vnni(m, l, reset);
-    return;
+  // The memory keeps the layouts of the best kernel this CPU runs for its config (VNNI, else AVX2).
+  if (simd && obs == nullptr) {
+    switch (m.simd_gemm()) {
+      case SimdGemm::kVnni: run_gemm_vnni(m, l, reset); return;
+      case SimdGemm::kAvx2: run_gemm_avx2(m, l, reset); return;
+      case SimdGemm::kNone: break;
+    }
   }
   if (m.inp_is_int8()) {
     if (m.wgt_is_int8()) {

@@ -42,9 +42,12 @@ struct LoopNest {
 
 // True when this CPU runs the AVX-512 VNNI kernels.
 bool cpu_has_vnni();
+// True when this CPU runs the AVX2 kernels.
+bool cpu_has_avx2();
 
 // GEMM: acc' = wrap(acc + dot); acc = reset ? 0 : acc'; out = low OUT bits of acc'.
-// `simd` allows the VNNI kernel where the config supports it; results are identical either way.
+// `simd` allows the SIMD kernel `m` keeps layouts for (m.simd_gemm(): VNNI, else AVX2); results
+// are identical either way.
 void run_gemm(OnChipMemory& m, const LoopNest& loop, bool reset, bool simd,
               AccessObserver* observer);
 

@@ -3,19 +3,56 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+
+#include "common/error.h"
 #include "hw/lanes.h"
+#include "sim/avx2_layout.h"
 #include "sim/compute_kernels.h"
 #include "sim/vnni_layout.h"
 
 namespace tauvta::sim {
 
-OnChipMemory::OnChipMemory(const hw::HwConfig& c)
+const char* simd_gemm_name(SimdGemm kernel) {
+  switch (kernel) {
+    case SimdGemm::kNone: return "portable";
+    case SimdGemm::kVnni: return "AVX-512 VNNI";
+    case SimdGemm::kAvx2: return "AVX2";
+  }
+  return "?";
+}
+
+bool simd_gemm_supported(SimdGemm kernel, const hw::HwConfig& c) {
+  switch (kernel) {
+    case SimdGemm::kNone: return true;
+    case SimdGemm::kVnni:
+      // vpdpbusd takes groups of 4 bytes; sums wrap at 32 bits, so wider accumulators cannot use it.
+      return cpu_has_vnni() && c.inp_width() <= 8 && c.wgt_width() <= 8 && c.acc_width() <= 32 &&
+             c.block_in() % 4 == 0 && c.block_out() % 8 == 0;
+    case SimdGemm::kAvx2:
+      // vpmaddwd takes pairs of int16 lanes; a ymm holds 8 int32 output channels.
+      return cpu_has_avx2() && c.block_in() % 2 == 0 && c.block_out() % 8 == 0;
+  }
+  return false;
+}
+
+SimdGemm best_simd_gemm(const hw::HwConfig& c) {
+  for (SimdGemm k : {SimdGemm::kVnni, SimdGemm::kAvx2}) {
+    if (simd_gemm_supported(k, c)) return k;
+  }
+  return SimdGemm::kNone;
+}
+
+OnChipMemory::OnChipMemory(const hw::HwConfig& c, SimdGemm simd)
     : config_(c),
       inp_lanes_(c.batch() * c.block_in()),
       wgt_lanes_(c.block_out() * c.block_in()),
       acc_lanes_(c.batch() * c.block_out()),
-      has_vnni_weights_(cpu_has_vnni() && c.wgt_width() <= 8 && c.inp_width() <= 8 &&
-                        c.block_in() % 4 == 0 && c.block_out() % 8 == 0) {
+      simd_gemm_(simd) {
+  if (!simd_gemm_supported(simd, c)) {
+    throw Error(fmt::format("the {} GEMM kernel cannot run config {} on this CPU",
+                            simd_gemm_name(simd), c.name()));
+  }
   uop_raw.assign(c.uop_depth(), 0);
   uop_gemm.assign(c.uop_depth(), hw::Uop{});
   uop_alu.assign(c.uop_depth(), hw::Uop{});
@@ -24,10 +61,14 @@ OnChipMemory::OnChipMemory(const hw::HwConfig& c)
   const size_t acc_n = size_t(c.acc_depth()) * acc_lanes_;
   if (inp_is_int8()) inp8.assign(inp_n, 0); else inp16.assign(inp_n, 0);
   if (wgt_is_int8()) wgt8.assign(wgt_n, 0); else wgt16.assign(wgt_n, 0);
-  if (has_vnni_weights_) {
+  if (has_vnni_weights()) {
     inp_vnni.assign(inp_n, 0x80);
     wgt_vnni.assign(wgt_n, 0);
     wgt_corr.assign(size_t(c.wgt_depth()) * c.block_out(), 0);
+  }
+  if (has_pair_weights()) {
+    if (inp_is_int8()) inp_wide.assign(inp_n, 0);
+    wgt_pairs.assign(wgt_n, 0);
   }
   if (acc_is_int32()) acc32.assign(acc_n, 0); else acc64.assign(acc_n, 0);
   if (out_is_int8()) out8.assign(acc_n, 0); else out16.assign(acc_n, 0);
@@ -40,6 +81,7 @@ void OnChipMemory::clear() {
   std::fill(uop_alu.begin(), uop_alu.end(), hw::Uop{});
   std::fill(inp_vnni.begin(), inp_vnni.end(), 0x80);
   zero(inp8); zero(inp16); zero(wgt8); zero(wgt16); zero(wgt_vnni); zero(wgt_corr);
+  zero(inp_wide); zero(wgt_pairs);
   zero(acc32); zero(acc64); zero(out8); zero(out16);
 }
 
@@ -58,11 +100,12 @@ void OnChipMemory::write_inp(uint32_t index, const uint8_t* bytes, uint32_t coun
   const size_t off = size_t(index) * inp_lanes_, n = size_t(count) * inp_lanes_;
   if (inp_is_int8()) {
     hw::unpack_lanes(bytes, config_.inp_width(), int(n), inp8.data() + off);
-    if (has_vnni_weights_) {
-      const int8_t* x = inp8.data() + off;
+    const int8_t* x = inp8.data() + off;
+    if (has_vnni_weights()) {
       uint8_t* v = inp_vnni.data() + off;
       for (size_t k = 0; k < n; ++k) v[k] = uint8_t(x[k]) ^ 0x80;
     }
+    if (has_pair_weights()) std::copy_n(x, n, inp_wide.data() + off);
   } else {
     hw::unpack_lanes(bytes, config_.inp_width(), int(n), inp16.data() + off);
   }
@@ -72,7 +115,8 @@ void OnChipMemory::zero_inp(uint32_t index, uint32_t count) {
   const size_t off = size_t(index) * inp_lanes_, n = size_t(count) * inp_lanes_;
   if (inp_is_int8()) {
     std::fill_n(inp8.data() + off, n, 0);
-    if (has_vnni_weights_) std::fill_n(inp_vnni.data() + off, n, 0x80);
+    if (has_vnni_weights()) std::fill_n(inp_vnni.data() + off, n, 0x80);
+    if (has_pair_weights()) std::fill_n(inp_wide.data() + off, n, 0);
   } else {
     std::fill_n(inp16.data() + off, n, 0);
   }
@@ -85,16 +129,22 @@ void OnChipMemory::write_wgt(uint32_t index, const uint8_t* bytes, uint32_t coun
   } else {
     hw::unpack_lanes(bytes, config_.wgt_width(), int(n), wgt16.data() + off);
   }
-  if (has_vnni_weights_) {
-    for (uint32_t k = 0; k < count; ++k) rebuild_vnni(index + k);
+  if (simd_gemm_ != SimdGemm::kNone) {
+    for (uint32_t k = 0; k < count; ++k) rebuild_simd_weights(index + k);
   }
 }
 
-void OnChipMemory::rebuild_vnni(uint32_t index) {
-  const int bo = config_.block_out();
-  arrange_vnni_tile(wgt8.data() + size_t(index) * wgt_lanes_, bo, config_.block_in(),
-                    wgt_vnni.data() + size_t(index) * wgt_lanes_,
-                    wgt_corr.data() + size_t(index) * bo);
+void OnChipMemory::rebuild_simd_weights(uint32_t index) {
+  const int bo = config_.block_out(), bi = config_.block_in();
+  const size_t off = size_t(index) * wgt_lanes_;
+  if (has_vnni_weights()) {
+    arrange_vnni_tile(wgt8.data() + off, bo, bi, wgt_vnni.data() + off,
+                      wgt_corr.data() + size_t(index) * bo);
+  } else if (wgt_is_int8()) {
+    arrange_pair_tile(wgt8.data() + off, bo, bi, wgt_pairs.data() + off);
+  } else {
+    arrange_pair_tile(wgt16.data() + off, bo, bi, wgt_pairs.data() + off);
+  }
 }
 
 void OnChipMemory::write_acc(uint32_t index, const uint8_t* bytes, uint32_t count) {

@@ -1,7 +1,7 @@
 // OnChipMemory: the accelerator's SRAMs (micro-op, input, weight, accumulator) and the separate
 // output buffer, kept in a compute-friendly form: one integer per lane (sub-byte lanes unpacked),
-// micro-ops decoded once when loaded, weight tiles also pre-arranged for the int8 dot-product
-// instructions. Every observable byte (what STORE writes) is the hardware's.
+// micro-ops decoded once when loaded, operands also pre-arranged for the SIMD GEMM kernel this CPU
+// runs (VNNI or AVX2). Every observable byte (what STORE writes) is the hardware's.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +13,25 @@
 
 namespace tauvta::sim {
 
+// The SIMD GEMM kernel a memory keeps extra operand layouts for. Each layout costs work on every
+// load, so a memory builds only the one its kernel reads.
+enum class SimdGemm {
+  kNone,  // portable kernel only
+  kVnni,  // AVX-512 VNNI: int8-or-narrower inputs and weights, accumulators of at most 32 bits
+  kAvx2,  // AVX2 vpmaddwd: any input and weight widths (int16 pairs), any accumulator width
+};
+const char* simd_gemm_name(SimdGemm kernel);
+// Whether `kernel` can run `c`'s GEMMs on this CPU (its instructions and the block shape).
+bool simd_gemm_supported(SimdGemm kernel, const hw::HwConfig& c);
+// The fastest supported kernel: VNNI, else AVX2, else none.
+SimdGemm best_simd_gemm(const hw::HwConfig& c);
+
 class OnChipMemory {
  public:
-  explicit OnChipMemory(const hw::HwConfig& c);
+  explicit OnChipMemory(const hw::HwConfig& c) : OnChipMemory(c, best_simd_gemm(c)) {}
+  // Keeps the layouts of `simd` (tests and benchmarks pick a kernel); throws tauvta::Error when
+  // this CPU or the config's shape cannot run it.
+  OnChipMemory(const hw::HwConfig& c, SimdGemm simd);
   void clear();
 
   const hw::HwConfig& config() const { return config_; }
@@ -28,9 +44,13 @@ class OnChipMemory {
   bool wgt_is_int8() const { return config_.wgt_width() <= 8; }
   bool acc_is_int32() const { return config_.acc_width() <= 32; }
   bool out_is_int8() const { return config_.out_width() <= 8; }
+  // The SIMD GEMM kernel whose layouts are kept (run_gemm uses it on its fast path).
+  SimdGemm simd_gemm() const { return simd_gemm_; }
   // True when weights are also kept in the [ic/4][oc][4] layout with 128*row-sum corrections
-  // that the VNNI GEMM kernel reads (only on a CPU with VNNI: elsewhere it would be dead work).
-  bool has_vnni_weights() const { return has_vnni_weights_; }
+  // that the VNNI GEMM kernel reads.
+  bool has_vnni_weights() const { return simd_gemm_ == SimdGemm::kVnni; }
+  // True when weights are also kept as [ic/2][oc][2] int16 pairs for the AVX2 kernel.
+  bool has_pair_weights() const { return simd_gemm_ == SimdGemm::kAvx2; }
 
   // Micro-ops, decoded both ways at load time so GEMM/ALU never decode per micro-op.
   std::vector<uint32_t> uop_raw;
@@ -46,6 +66,11 @@ class OnChipMemory {
   // VNNI form of each weight element: [ic/4][oc][4] bytes, and 128 * sum_ic w[oc][ic] per oc.
   std::vector<int8_t> wgt_vnni;
   std::vector<int32_t> wgt_corr;
+  // AVX2 form: int8-or-narrower input lanes widened to int16 (16-bit inputs are read from inp16),
+  // and each weight element as [ic/2][oc][2] int16 pairs, so one vpmaddwd of a broadcast input
+  // pair covers 8 output channels.
+  std::vector<int16_t> inp_wide;
+  std::vector<int16_t> wgt_pairs;
   // Accumulators: int32 lanes for 16/32-bit accumulators (kept sign-extended), int64 for 64-bit.
   std::vector<int32_t> acc32;
   std::vector<int64_t> acc64;
@@ -64,11 +89,11 @@ class OnChipMemory {
   void read_out(uint32_t index, uint8_t* bytes, uint32_t count) const;
 
  private:
-  void rebuild_vnni(uint32_t index);
+  void rebuild_simd_weights(uint32_t index);
 
   hw::HwConfig config_;
   int inp_lanes_, wgt_lanes_, acc_lanes_;
-  bool has_vnni_weights_;
+  SimdGemm simd_gemm_;
 };
 
 }  // namespace tauvta::sim

@@ -62,7 +62,7 @@ RunReport Simulator::run(std::span<const hw::RawInsn> program, const RunOptions&
   RunReport report;
   report.timing_only = options.timing_only;
   TimingModel& timing = *timing_;
-  core_->set_simd(!options.portable_kernels && cpu_has_vnni());
+  core_->set_simd(!options.portable_kernels);  // run_gemm picks the kernel the CPU has
   core_->set_instruments(options.timing_only ? nullptr : options.instruments);
   if (options.timing_only) {
     timing.schedule(insns, {}, report);

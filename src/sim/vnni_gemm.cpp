@@ -176,8 +176,6 @@ void run(OnChipMemory& m, const LoopNest& l, bool reset) {
 
 }  // namespace
 
-bool vnni_gemm_applies(const OnChipMemory& m) { return m.has_vnni_weights() && m.acc_is_int32(); }
-
 void run_gemm_vnni(OnChipMemory& m, const LoopNest& l, bool reset) {
   const hw::HwConfig& c = m.config();
   if (c.block_out() % 16 == 0) {

@@ -8,10 +8,8 @@
 
 namespace tauvta::sim {
 
-// Whether `m`'s config can use these kernels (the weights are kept in VNNI form).
-bool vnni_gemm_applies(const OnChipMemory& m);
-
 // One GEMM instruction whose indices are all in range without wrapping (checked by the caller).
+// `m` must keep the VNNI layouts (m.has_vnni_weights()).
 void run_gemm_vnni(OnChipMemory& m, const LoopNest& loop, bool reset);
 
 }  // namespace tauvta::sim

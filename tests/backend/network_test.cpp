@@ -1,7 +1,7 @@
 // Whole networks on the accelerator: compile the quantized graph, run it on the simulated board
 // (hazard checker on), and require outputs byte-identical to the integer reference, every
 // accelerator-capable layer placed on the accelerator, and timing-only cycles equal to the full
-// run's. The committed VGG-7 runs on the pynq, W4A4, W2A2 and BATCH=4 presets; the generated
+// run's. The committed VGG-7 runs on the pynq, W4A4, W2A2, W16 and BATCH=4 presets; the generated
 // ResNet-18, MobileNetV2 and DCGAN generator (scripts/make-models) on pynq.
 #include <gtest/gtest.h>
 
@@ -116,6 +116,13 @@ TEST(Network, Vgg7W2A2MatchesIntegerReference) {
   const hw::HwConfig c = preset("pynq_w2a2");
   const model::LoadedModel m = quantized_vgg7(c);
   check_network(c, m.quant.graph, test_images(m.quant.graph, 7, 1), kVtaOps);
+}
+
+// 16-bit lanes and 64-bit accumulators: the widest datapath, whose GEMM sums overflow int32.
+TEST(Network, Vgg7W16MatchesIntegerReference) {
+  const hw::HwConfig c = preset("pynq_w16");
+  const model::LoadedModel m = quantized_vgg7(c);
+  check_network(c, m.quant.graph, test_images(m.quant.graph, 3, 2), kVtaOps);
 }
 
 TEST(Network, Vgg7Batch4Block8MatchesIntegerReference) {

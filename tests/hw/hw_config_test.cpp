@@ -165,12 +165,13 @@ TEST(HwConfig, PresetsLoad) {
   EXPECT_EQ(HwConfig::load(preset("pynq_w4a4")).name(), "1x16_i4w4a32_15_14_17_17");
   EXPECT_EQ(HwConfig::load(preset("pynq_w2a2")).name(), "1x16_i2w2a32_15_13_16_17");
   EXPECT_EQ(HwConfig::load(preset("pynq_w1a1")).name(), "1x16_i1w1a32_15_12_15_17");
+  EXPECT_EQ(HwConfig::load(preset("pynq_w16")).name(), "1x16_i16w16a64_15_16_19_18");
 }
 
-// The reduced-width presets keep every buffer as deep as the encoding allows: one more bit in
-// any buffer size no longer validates.
+// The width presets keep every buffer as deep as the encoding allows: one more bit in any buffer
+// size no longer validates.
 TEST(HwConfig, WidthPresetsAreMaximal) {
-  for (const char* name : {"pynq_w4a4", "pynq_w2a2", "pynq_w1a1"}) {
+  for (const char* name : {"pynq_w4a4", "pynq_w2a2", "pynq_w1a1", "pynq_w16"}) {
     const HwConfig c = HwConfig::load(preset(name));
     for (int HwConfig::*f : {&HwConfig::log_uop_buff_size, &HwConfig::log_inp_buff_size,
                              &HwConfig::log_wgt_buff_size, &HwConfig::log_acc_buff_size}) {

@@ -1,0 +1,251 @@
+// Differential test of the AVX2 GEMM kernel against the portable one: random GEMM instructions
+// (micro-ops, shared rows, loop extents and factors, zero dst factors, reset) over operands at
+// the extremes of their widths, run on two OnChipMemory copies, one keeping the AVX2 layouts and
+// one the portable kernel's; accumulator and output buffers must agree bit for bit after every
+// instruction. Skipped on a CPU without AVX2.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "hw/hw_config.h"
+#include "hw/lanes.h"
+#include "sim/compute_kernels.h"
+#include "sim/onchip_memory.h"
+
+namespace tauvta::sim {
+namespace {
+
+hw::HwConfig repo_config(const char* file) {
+  return hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/" + file);
+}
+
+// A config with small buffers (64..128 elements each) so whole buffers are compared cheaply.
+hw::HwConfig shape(int log_inp, int log_wgt, int log_acc, int log_batch, int log_bi, int log_bo) {
+  hw::HwConfig c;
+  c.log_inp_width = log_inp;
+  c.log_wgt_width = log_wgt;
+  c.log_acc_width = log_acc;
+  c.log_batch = log_batch;
+  c.log_block_in = log_bi;
+  c.log_block_out = log_bo;
+  c.log_inp_buff_size = 7 + log_batch + log_bi + log_inp - 3;
+  c.log_wgt_buff_size = 6 + log_bo + log_bi + log_wgt - 3;
+  c.log_acc_buff_size = 7 + log_batch + log_bo + log_acc - 3;
+  c.validate("avx2 test shape");
+  return c;
+}
+
+struct Case {
+  const char* name;
+  hw::HwConfig (*make)();
+};
+
+const Case kCases[] = {
+    {"pynq_i8w8a32", [] { return hw::HwConfig{}; }},
+    {"pynq_w4a4", [] { return repo_config("pynq_w4a4.json"); }},
+    {"pynq_w2a2", [] { return repo_config("pynq_w2a2.json"); }},
+    {"pynq_w1a1", [] { return repo_config("pynq_w1a1.json"); }},
+    {"pynq_b4_blk8", [] { return repo_config("pynq_b4_blk8.json"); }},
+    {"i16w16a64", [] { return shape(4, 4, 6, 0, 4, 4); }},
+    {"i16w16a32", [] { return shape(4, 4, 5, 0, 4, 4); }},
+    {"i16w16a16", [] { return shape(4, 4, 4, 0, 4, 4); }},
+    {"i8w8a16", [] { return shape(3, 3, 4, 0, 4, 4); }},
+    {"i8w8a64", [] { return shape(3, 3, 6, 0, 4, 4); }},
+    {"b2_i16w16a64", [] { return shape(4, 4, 6, 1, 4, 4); }},
+    {"b4_i16w16a64_8x8", [] { return shape(4, 4, 6, 2, 3, 3); }},
+    {"i16w8a32_mixed", [] { return shape(4, 3, 5, 0, 4, 4); }},
+    {"i4w16a64_mixed", [] { return shape(2, 4, 6, 0, 4, 4); }},
+    {"bi2_bo8", [] { return shape(3, 3, 5, 0, 1, 3); }},
+    {"bi4_bo32", [] { return shape(3, 3, 5, 1, 2, 5); }},
+    {"bi32_bo16_a64", [] { return shape(4, 4, 6, 0, 5, 4); }},
+    {"bi8_bo64", [] { return shape(3, 3, 5, 0, 3, 6); }},
+};
+
+// Portable, seed-stable random numbers.
+struct Rng {
+  uint64_t s;
+  uint64_t next() {
+    s += 0x9e3779b97f4a7c15ull;
+    uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint32_t below(uint32_t n) { return uint32_t(next() % n); }
+};
+
+// Lane values of `bits` bits, most of them at the extremes (the products and pair sums that
+// overflow narrow arithmetic): min, max, min + 1, -1, 0, or uniform.
+std::vector<int64_t> extreme_lanes(Rng& r, int bits, size_t n, int min_percent) {
+  const int64_t lo = bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (bits - 1));
+  const int64_t hi = bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (bits - 1)) - 1;
+  std::vector<int64_t> v(n);
+  for (int64_t& x : v) {
+    const uint32_t k = r.below(100);
+    if (int(k) < min_percent) {
+      x = lo;
+    } else if (k < 75) {
+      const int64_t pick[] = {hi, lo + 1, -1, 0, hi - 1};
+      x = pick[r.below(5)];
+    } else {
+      x = hw::sign_extend(r.next(), bits);
+    }
+  }
+  return v;
+}
+
+// Writes the same random bytes into every buffer of both memories.
+void fill(OnChipMemory& a, OnChipMemory& b, Rng& r, int min_percent) {
+  const hw::HwConfig& c = a.config();
+  auto put = [&](int bits, uint32_t depth, int lanes, auto write) {
+    const auto v = extreme_lanes(r, bits, size_t(depth) * lanes, min_percent);
+    std::vector<uint8_t> bytes((v.size() * bits + 7) / 8);
+    hw::pack_lanes(v.data(), bits, int(v.size()), bytes.data());
+    write(a, bytes.data(), depth);
+    write(b, bytes.data(), depth);
+  };
+  put(c.inp_width(), c.inp_depth(), a.inp_lanes(),
+      [](OnChipMemory& m, const uint8_t* p, uint32_t n) { m.write_inp(0, p, n); });
+  put(c.wgt_width(), c.wgt_depth(), a.wgt_lanes(),
+      [](OnChipMemory& m, const uint8_t* p, uint32_t n) { m.write_wgt(0, p, n); });
+  put(c.acc_width(), c.acc_depth(), a.acc_lanes(),
+      [](OnChipMemory& m, const uint8_t* p, uint32_t n) { m.write_acc(0, p, n); });
+}
+
+// A random GEMM whose indices stay in range without wrapping (the fast-path precondition).
+struct RandomGemm {
+  std::vector<hw::Uop> uops;
+  LoopNest loop;
+  bool reset = false;
+};
+
+RandomGemm random_gemm(const hw::HwConfig& c, Rng& r) {
+  RandomGemm g;
+  g.loop.iter_out = 1 + r.below(4);
+  g.loop.iter_in = 1 + r.below(4);
+  g.reset = r.below(4) == 0;
+  auto factor = [&](uint32_t* f_out, uint32_t* f_in) {
+    *f_out = r.below(4);
+    *f_in = r.below(4);
+  };
+  factor(&g.loop.src_out, &g.loop.src_in);
+  factor(&g.loop.wgt_out, &g.loop.wgt_in);
+  factor(&g.loop.dst_out, &g.loop.dst_in);
+  // Loops that keep the accumulator row (dst factor 0) and micro-ops sharing a row (a
+  // convolution's taps) are what the kernels reorder, so make them common.
+  if (r.below(3) == 0) g.loop.dst_out = 0;
+  if (r.below(3) == 0) g.loop.dst_in = 0;
+  const bool shared_rows = r.below(2) == 0;
+  auto span = [&](uint32_t f_out, uint32_t f_in) {
+    return (g.loop.iter_out - 1) * f_out + (g.loop.iter_in - 1) * f_in;
+  };
+  const uint32_t dst_room = c.acc_depth() - span(g.loop.dst_out, g.loop.dst_in);
+  const uint32_t rows[2] = {r.below(dst_room), r.below(dst_room)};
+  const uint32_t n = 1 + r.below(8);
+  for (uint32_t u = 0; u < n; ++u) {
+    g.uops.push_back({shared_rows ? rows[r.below(3) / 2] : r.below(dst_room),
+                      r.below(c.inp_depth() - span(g.loop.src_out, g.loop.src_in)),
+                      r.below(c.wgt_depth() - span(g.loop.wgt_out, g.loop.wgt_in))});
+  }
+  g.loop.uops = g.uops.data();
+  g.loop.n_uops = n;
+  return g;
+}
+
+// First lane where two memories' accumulator or output buffers differ, or "".
+std::string first_difference(const OnChipMemory& a, const OnChipMemory& b) {
+  auto diff = [](const char* what, const auto& x, const auto& y) -> std::string {
+    const auto it = std::mismatch(x.begin(), x.end(), y.begin());
+    if (it.first == x.end()) return "";
+    return fmt::format("{} lane {}: avx2 {} vs portable {}", what, it.first - x.begin(),
+                       int64_t(*it.first), int64_t(*it.second));
+  };
+  for (const std::string& d : {diff("acc", a.acc32, b.acc32), diff("acc", a.acc64, b.acc64),
+                               diff("out", a.out8, b.out8), diff("out", a.out16, b.out16)}) {
+    if (!d.empty()) return d;
+  }
+  return "";
+}
+
+class Avx2GemmDiff : public ::testing::TestWithParam<std::tuple<size_t, uint64_t>> {};
+
+TEST_P(Avx2GemmDiff, MatchesPortableKernel) {
+  if (!cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
+  const auto [which, seed] = GetParam();
+  const hw::HwConfig c = kCases[which].make();
+  OnChipMemory simd(c, SimdGemm::kAvx2), portable(c, SimdGemm::kNone);
+  ASSERT_TRUE(simd.has_pair_weights());
+  Rng r{seed * 1000003 + which};
+  // Seed 0 sets nearly every lane to its minimum: with 16-bit lanes every vpmaddwd pair is
+  // (-32768)^2 * 2 = 2^31, the sum vpmaddwd returns as INT32_MIN.
+  fill(simd, portable, r, seed == 0 ? 95 : 20);
+  for (int n = 0; n < 12; ++n) {
+    const RandomGemm g = random_gemm(c, r);
+    run_gemm(simd, g.loop, g.reset, true, nullptr);
+    run_gemm(portable, g.loop, g.reset, false, nullptr);
+    const std::string d = first_difference(simd, portable);
+    ASSERT_EQ(d, "") << kCases[which].name << " seed " << seed << " gemm " << n << " (reset "
+                     << g.reset << ", " << g.loop.n_uops << " uops, " << g.loop.iter_out << "x"
+                     << g.loop.iter_in << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Configs, Avx2GemmDiff,
+    ::testing::Combine(::testing::Range<size_t>(0, std::size(kCases)),
+                       ::testing::Range<uint64_t>(0, 4)),
+    [](const ::testing::TestParamInfo<Avx2GemmDiff::ParamType>& p) {
+      return fmt::format("{}_seed{}", kCases[std::get<0>(p.param)].name, std::get<1>(p.param));
+    });
+
+// A reduction-shaped GEMM long enough that the 64-bit kernel widens its int32 halves more than
+// once (over 2^15 pair sums per accumulator), every pair at 2^31: the sums reach 2^31 * 2^16.
+TEST(Avx2Gemm, LongReductionOf64BitAccumulators) {
+  if (!cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
+  const hw::HwConfig c = shape(4, 4, 6, 0, 4, 4);
+  OnChipMemory simd(c, SimdGemm::kAvx2), portable(c, SimdGemm::kNone);
+  Rng r{7};
+  fill(simd, portable, r, 100);
+  const std::vector<hw::Uop> uops = {{0, 0, 0}, {1, 1, 1}, {0, 2, 3}};
+  LoopNest l;
+  l.uops = uops.data();
+  l.n_uops = uint32_t(uops.size());
+  l.iter_out = 100;
+  l.iter_in = 90;  // 9000 steps x 8 pairs per micro-op
+  l.src_in = 1;
+  run_gemm(simd, l, false, true, nullptr);
+  run_gemm(portable, l, false, false, nullptr);
+  EXPECT_EQ(first_difference(simd, portable), "");
+  // The exact value: 3 x 9000 steps x 16 lanes of 32768^2 (plus the initial -2^63 lane value).
+  EXPECT_EQ(uint64_t(portable.acc64[0]),
+            uint64_t(std::numeric_limits<int64_t>::min()) + 2 * 9000 * 16 * (uint64_t(1) << 30));
+}
+
+TEST(Avx2Gemm, KernelChoiceAndForcedLayouts) {
+  const hw::HwConfig w16 = shape(4, 4, 6, 0, 4, 4);
+  // 16-bit lanes and 64-bit accumulators are beyond VNNI; AVX2 takes them when the CPU has it.
+  EXPECT_EQ(best_simd_gemm(w16), cpu_has_avx2() ? SimdGemm::kAvx2 : SimdGemm::kNone);
+  EXPECT_EQ(OnChipMemory(w16).simd_gemm(), best_simd_gemm(w16));
+  EXPECT_FALSE(simd_gemm_supported(SimdGemm::kVnni, w16));
+  EXPECT_THROW(OnChipMemory(w16, SimdGemm::kVnni), Error);
+  // BLOCK_OUT 4 fits no ymm of 8 output channels: portable.
+  EXPECT_FALSE(simd_gemm_supported(SimdGemm::kAvx2, shape(3, 3, 5, 0, 4, 2)));
+  const hw::HwConfig pynq;
+  const SimdGemm want = cpu_has_vnni()   ? SimdGemm::kVnni
+                        : cpu_has_avx2() ? SimdGemm::kAvx2
+                                         : SimdGemm::kNone;
+  EXPECT_EQ(best_simd_gemm(pynq), want);
+  // A memory builds only its own kernel's layouts.
+  const OnChipMemory portable(pynq, SimdGemm::kNone);
+  EXPECT_TRUE(portable.wgt_pairs.empty());
+  EXPECT_TRUE(portable.wgt_vnni.empty());
+}
+
+}  // namespace
+}  // namespace tauvta::sim
