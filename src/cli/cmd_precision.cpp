@@ -138,6 +138,54 @@ std::string checkpoint_table(const precision::PrecisionTuneResult& r, const std:
   return s + "\n";
 }
 
+// The case study's tables in Markdown: per-step formats (OTune's Table 4), overflow rates (its
+// Fig. 10) and tuning-split accuracy (its Fig. 11), then the held-out comparison with float.
+std::string markdown_tables(const PrecisionTuneArgs& a, const hw::HwConfig& c, const precision::PrecisionTuneResult& r,
+                            const std::vector<precision::FormatSlot>& slots, const backend::NetworkAccuracy& start,
+                            const backend::NetworkAccuracy& tuned) {
+  const int bits = c.inp_width();
+  // "/features/features.7/Relu_output_0" -> "features.7/Relu": the tables stay narrow.
+  auto short_name = [](const std::string& v) {
+    std::string s = v;
+    const size_t slash = s.find('/', 1);
+    if (s.size() > 1 && s[0] == '/' && slash != std::string::npos) s = s.substr(slash + 1);
+    const size_t suffix = s.rfind("_output_0");
+    if (suffix != std::string::npos && suffix + 9 == s.size()) s = s.substr(0, suffix);
+    return s;
+  };
+  std::string head = "| layer |", rule = "|---|";
+  for (const auto& st : r.steps) {
+    head += fmt::format(" {}{} |", st.index, st.index == int(r.best) ? " (best)" : "");
+    rule += "---|";
+  }
+  std::string md = fmt::format("### {} ({}), {} from {} formats\n\n", c.name(), a.mode == "otune" ? "OTune loop" : "format search",
+                               a.model.model, a.start);
+  md += fmt::format("Tuning split: images [0, {}); stopped: {}.\n\nFormats per step (Table 4):\n\n{}\n{}\n", a.tune_images,
+                    r.stop_reason, head, rule);
+  for (const precision::FormatSlot& s : slots) {
+    md += "| " + short_name(s.value) + " |";
+    for (const auto& st : r.steps) md += " " + precision::q_name(bits, st.eval.formats.at(s.value)) + " |";
+    md += "\n";
+  }
+  md += fmt::format("\nOverflow rate per layer and step (Fig. 10):\n\n{}\n{}\n", head, rule);
+  for (const precision::FormatSlot& s : slots) {
+    md += "| " + short_name(s.value) + " |";
+    for (const auto& st : r.steps) {
+      auto it = st.eval.overflow_rate.find(s.value);
+      md += it == st.eval.overflow_rate.end() ? std::string(" - |") : fmt::format(" {:.2e} |", it->second);
+    }
+    md += "\n";
+  }
+  md += "| **tuning-split accuracy** (Fig. 11) |";
+  for (const auto& st : r.steps) md += fmt::format(" {:.4f} |", st.eval.accuracy);
+  md += fmt::format("\n\nHeld-out images [{}, {}): float {:.4f}; start formats {:.4f} ({:+.2f} points); tuned (step {}) "
+                    "{:.4f} ({:+.2f} points); the accelerator's outputs equal the integer reference's on every image.\n\n",
+                    a.tune_images, a.tune_images + tuned.images, tuned.float_accuracy, start.accuracy,
+                    100 * (start.accuracy - tuned.float_accuracy), r.best, tuned.accuracy,
+                    100 * (tuned.accuracy - tuned.float_accuracy));
+  return md;
+}
+
 void run_tune(const PrecisionTuneArgs& a) {
   if (a.out.empty()) throw Error("precision tune: --out DIR is required");
   const std::filesystem::path dir(a.out);
@@ -247,6 +295,7 @@ void run_tune(const PrecisionTuneArgs& a) {
   result["holdout"] = {{"images", tuned_acc.images}, {"float", tuned_acc.float_accuracy}, {"start", start_acc.accuracy},
                        {"tuned", tuned_acc.accuracy}, {"integer_reference_identical", tuned_acc.mismatched_images == 0}};
   write_text(dir / "result.json", result.dump(2) + "\n", a.model.force);
+  write_text(dir / "tables.md", markdown_tables(a, lo.config, r, ev.slots(), start_acc, tuned_acc), true);
   write_text(dir / "steps.csv", steps, a.model.force);
   write_text(dir / "layers.csv", layers, a.model.force);
   std::cout << fmt::format("wrote {} (run it with tauvta run / tauvta accuracy), result.json, steps.csv, layers.csv, "
