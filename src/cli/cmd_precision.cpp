@@ -163,13 +163,13 @@ std::string markdown_tables(const PrecisionTuneArgs& a, const hw::HwConfig& c, c
   md += fmt::format("Tuning split: images [0, {}); stopped: {}.\n\nFormats per step (Table 4):\n\n{}\n{}\n", a.tune_images,
                     r.stop_reason, head, rule);
   for (const precision::FormatSlot& s : slots) {
-    md += "| " + short_name(s.value) + " |";
-    for (const auto& st : r.steps) md += " " + precision::q_name(bits, st.eval.formats.at(s.value)) + " |";
+    md += fmt::format("| {} |", short_name(s.value));
+    for (const auto& st : r.steps) md += fmt::format(" {} |", precision::q_name(bits, st.eval.formats.at(s.value)));
     md += "\n";
   }
   md += fmt::format("\nOverflow rate per layer and step (Fig. 10):\n\n{}\n{}\n", head, rule);
   for (const precision::FormatSlot& s : slots) {
-    md += "| " + short_name(s.value) + " |";
+    md += fmt::format("| {} |", short_name(s.value));
     for (const auto& st : r.steps) {
       auto it = st.eval.overflow_rate.find(s.value);
       md += it == st.eval.overflow_rate.end() ? std::string(" - |") : fmt::format(" {:.2e} |", it->second);
