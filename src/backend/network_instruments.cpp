@@ -148,8 +148,8 @@ NetworkInstruments::NetworkInstruments(const CompiledNetwork& net, const lower::
     if (addr % out_elem != 0) throw InternalError("output region is not OUT-element aligned");
     m.first_elem = addr / out_elem;
     m.elems = lower::act_bytes(net.config, d.shape, d.block) / out_elem;
-    m.lanes = net.config.batch() * net.config.block_out();
-    m.logical = lower::activation_lane_map(net.config, d.shape, d.block);
+    m.batch = net.config.batch();
+    m.block = d.block;
     m.n = d.shape.n;
     m.c = d.shape.c;
     m.h = d.shape.h;
@@ -208,8 +208,8 @@ json NetworkInstruments::to_json() const {
               {"elements", o.elements}};
     if (w.overflow) {
       json rates = json::array();
-      for (size_t c = 0; c < o.channel_elements.size(); ++c) {
-        rates.push_back(o.channel_elements[c] ? double(o.channel_overflows[c]) / double(o.channel_elements[c]) : 0.0);
+      for (size_t c = 0; c < o.channel_overflows.size(); ++c) {
+        rates.push_back(o.channel_elements() ? double(o.channel_overflows[c]) / double(o.channel_elements()) : 0.0);
       }
       j["overflow"] = {{"overflows", o.overflows}, {"rate", o.overflow_rate()},
                        {"channel_overflows", o.channel_overflows}, {"channel_rate", rates}};
@@ -270,9 +270,9 @@ void NetworkInstruments::write(const std::filesystem::path& dir, bool force) con
     layers += fmt::format("{},{},{},{},{},{:.9g},{},{},{:.9g},{:.9g},{:.9g},{},{}\n", i, name, net_.layers[i].op,
                           o.elements, o.overflows, o.overflow_rate(), o.out_min, o.out_max, o.mean(), o.stddev(),
                           o.sparsity(), o.pre_min, o.pre_max);
-    for (size_t c = 0; c < o.channel_elements.size(); ++c) {
-      const double r = o.channel_elements[c] ? double(o.channel_overflows[c]) / double(o.channel_elements[c]) : 0.0;
-      channels += fmt::format("{},{},{},{},{},{:.9g}\n", i, name, c, o.channel_elements[c], o.channel_overflows[c], r);
+    for (size_t c = 0; c < o.channel_overflows.size(); ++c) {
+      const double r = o.channel_elements() ? double(o.channel_overflows[c]) / double(o.channel_elements()) : 0.0;
+      channels += fmt::format("{},{},{},{},{},{:.9g}\n", i, name, c, o.channel_elements(), o.channel_overflows[c], r);
     }
     if (li->selection().histogram) {
       for (const auto& [kind, h] : {std::pair<const char*, const sim::IntHistogram*>{"pre_cast", &o.pre_cast},

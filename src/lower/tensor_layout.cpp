@@ -52,18 +52,6 @@ std::vector<uint8_t> pack_activation(const hw::HwConfig& c, const ActShape& s, i
   return out;
 }
 
-std::vector<int64_t> activation_lane_map(const hw::HwConfig& c, const ActShape& s, int block) {
-  const uint64_t lanes = act_bytes(c, s, block) * 8 / uint64_t(c.inp_width());
-  std::vector<int64_t> out(lanes, -1);
-  const ActIndex ix{c, s, block};
-  int64_t i = 0;
-  for (int64_t n = 0; n < s.n; ++n)
-    for (int64_t ch = 0; ch < s.c; ++ch)
-      for (int64_t y = 0; y < s.h; ++y)
-        for (int64_t x = 0; x < s.w; ++x) out[ix.lane(n, ch, y, x)] = i++;
-  return out;
-}
-
 std::vector<int32_t> unpack_activation(const hw::HwConfig& c, const ActShape& s, int block,
                                        std::span<const uint8_t> bytes) {
   if (bytes.size() < act_bytes(c, s, block)) {

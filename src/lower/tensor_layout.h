@@ -33,11 +33,6 @@ std::vector<uint8_t> pack_activation(const hw::HwConfig& c, const ActShape& s, i
 std::vector<int32_t> unpack_activation(const hw::HwConfig& c, const ActShape& s, int block,
                                        std::span<const uint8_t> bytes);
 
-// For every lane of the blocked layout, the NCHW index of the tensor element it holds, or -1 for
-// padding lanes (batch rows and channels past the tensor): how instruments map what a STORE
-// wrote back to tensor elements.
-std::vector<int64_t> activation_lane_map(const hw::HwConfig& c, const ActShape& s, int block);
-
 // Weight tiles: `w` holds [CO][CI_g][KH][KW] (a grouped convolution's CI_g = CI / groups). The
 // output covers `supergroups` block-diagonal parts of cob x cib blocks each; output channel o of
 // group g reads input channel (g * CI_g + i) at block column (that channel - sg * cib * BLOCK_IN).

@@ -73,7 +73,9 @@ Evaluation PrecisionEvaluator::evaluate(const Formats& f, int64_t begin, int64_t
       const sim::LayerInstruments* li = acc.instruments->layer(size_t(s.network_layer));
       if (li) {
         e.overflow_rate[s.value] = li->observation().overflow_rate();
-        e.pre_cast_max[s.value] = li->observation().pre_max;
+        // With the overflow instrument alone the largest value before the cast is kept when some
+        // value overflowed (then the largest one is among them).
+        if (li->observation().pre_max != INT64_MIN) e.pre_cast_max[s.value] = li->observation().pre_max;
       }
       continue;
     }

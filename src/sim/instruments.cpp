@@ -1,7 +1,9 @@
 #include "sim/instruments.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -21,6 +23,8 @@ IntHistogram::IntHistogram(int64_t lo_, int64_t hi_, int bins) : lo(lo_), hi(hi_
     throw Error(fmt::format("histogram: {} bins over [{}, {}) is not a range", bins, lo_, hi_));
   }
   counts.assign(size_t(bins), 0);
+  const int64_t span = hi_ - lo_;
+  if (span % bins == 0 && std::has_single_bit(uint64_t(span / bins))) shift = std::countr_zero(uint64_t(span / bins));
 }
 
 void IntHistogram::merge(const IntHistogram& o) {
@@ -41,7 +45,7 @@ int64_t IntHistogram::bin_lo(size_t b) const {
 double LayerObservation::stddev() const {
   if (elements == 0) return 0.0;
   const double m = mean();
-  return std::sqrt(std::max(0.0, out_sumsq / double(elements) - m * m));
+  return std::sqrt(std::max(0.0, double(out_sumsq) / double(elements) - m * m));
 }
 
 void LayerObservation::merge(const LayerObservation& o) {
@@ -50,17 +54,15 @@ void LayerObservation::merge(const LayerObservation& o) {
     if (a.size() != b.size()) throw InternalError("LayerObservation::merge: different shapes");
     for (size_t i = 0; i < a.size(); ++i) a[i] += b[i];
   };
-  const bool first = elements == 0;
   add(overflow_map, o.overflow_map);
   add(channel_overflows, o.channel_overflows);
-  add(channel_elements, o.channel_elements);
   add(zero_map, o.zero_map);
   if (!o.pre_cast.counts.empty()) pre_cast.merge(o.pre_cast);
   if (!o.output.counts.empty()) output.merge(o.output);
-  out_min = first ? o.out_min : std::min(out_min, o.out_min);
-  out_max = first ? o.out_max : std::max(out_max, o.out_max);
-  pre_min = first ? o.pre_min : std::min(pre_min, o.pre_min);
-  pre_max = first ? o.pre_max : std::max(pre_max, o.pre_max);
+  out_min = std::min(out_min, o.out_min);
+  out_max = std::max(out_max, o.out_max);
+  pre_min = std::min(pre_min, o.pre_min);
+  pre_max = std::max(pre_max, o.pre_max);
   elements += o.elements;
   overflows += o.overflows;
   zeros += o.zeros;
@@ -75,48 +77,56 @@ LayerInstruments::LayerInstruments(const hw::HwConfig& config, uint32_t layer, O
   const int bits = config.out_width();
   qmin_ = -(int64_t(1) << (bits - 1));
   qmax_ = (int64_t(1) << (bits - 1)) - 1;
-  if (map_.lanes != config.batch() * config.block_out() ||
-      map_.logical.size() != map_.elems * uint64_t(map_.lanes)) {
+  if (map_.batch != config.batch() || map_.block != config.block_out()) {
     throw InternalError("LayerInstruments: output map does not match the config's lanes");
   }
   plane_ = map_.h * map_.w;
   image_elems_ = map_.c * plane_;
+  if (image_elems_ * map_.n > std::numeric_limits<int32_t>::max()) {
+    throw Error(fmt::format("instruments: an output of {} elements is too large to observe", image_elems_ * map_.n));
+  }
   const size_t acc_lanes = size_t(config.acc_depth()) * size_t(config.batch() * config.block_out());
   pre_.assign(acc_lanes, 0);
   flags_.assign(acc_lanes, 0);
-  cast_.assign(acc_lanes, 0);
+  for (int k = 0; k < map_.batch * map_.block; ++k) {
+    lane_row_.push_back(k / map_.block);
+    lane_channel_.push_back(k % map_.block);
+  }
   obs_.overflow_map.assign(size_t(image_elems_), 0);
   obs_.zero_map.assign(size_t(image_elems_), 0);
   obs_.channel_overflows.assign(size_t(map_.c), 0);
-  obs_.channel_elements.assign(size_t(map_.c), 0);
   const int g = settings_.histogram_guard_bits;
   obs_.pre_cast = IntHistogram(qmin_ * (int64_t(1) << g), (qmax_ + 1) * (int64_t(1) << g), settings_.histogram_bins);
   obs_.output = IntHistogram(qmin_, qmax_ + 1, std::min<int64_t>(settings_.histogram_bins, qmax_ - qmin_ + 1));
 }
 
 void LayerInstruments::on_clip(const OnChipMemory& m, const LoopNest& l, hw::AluOp op, int64_t imm) {
-  constexpr uint8_t kSeen = 1, kClipped = 2;
-  const int lanes = m.acc_lanes();
-  // A bound the activation sets (ReLU's MAX 0, ReLU6's MIN 6) is not an overflow: only a clip
-  // at the output type's own limit saturates the cast.
   const bool is_min = op == hw::AluOp::kMin;
-  const bool at_type_bound = is_min ? imm == qmax_ : imm == qmin_;
-  // MIN with the type's minimum is how a max-pool starts its running maximum, not a cast.
-  const bool starts_cast = is_min && imm != qmin_;
+  // MIN with the type's minimum is how a max-pool starts its running maximum, not a cast; a MAX
+  // whose bound the activation sets (ReLU's 0) cannot overflow: neither needs any work.
+  if (is_min ? imm == qmin_ : imm != qmin_) return;
+  // A bound the activation sets (ReLU6's MIN 6) is not an overflow: only a clip at the output
+  // type's own limit saturates the cast.
+  const uint8_t clipped = (is_min ? imm == qmax_ : true) ? kClipped : 0;
+  const int lanes = m.acc_lanes();
   auto visit = [&](const auto* acc) {
     for (uint32_t o = 0; o < l.iter_out; ++o) {
       for (uint32_t i = 0; i < l.iter_in; ++i) {
         for (uint32_t u = 0; u < l.n_uops; ++u) {
           const size_t d = size_t(l.dst(l.uops[u], o, i)) * size_t(lanes);
-          for (int k = 0; k < lanes; ++k) {
-            const size_t s = d + size_t(k);
-            const int64_t v = int64_t(acc[s]);
-            if (starts_cast) {
-              pre_[s] = v;
-              flags_[s] |= kSeen;  // a fused add's second cast keeps the first one's overflow
+          int64_t* pre = pre_.data() + d;
+          uint8_t* flags = flags_.data() + d;
+          const auto* a = acc + d;
+          // Straight lines per lane so the compiler vectorizes them. A fused add's second cast
+          // keeps the first one's overflow (flags only gain bits until the store).
+          if (is_min) {
+            for (int k = 0; k < lanes; ++k) {
+              const int64_t v = int64_t(a[k]);
+              pre[k] = v;
+              flags[k] = uint8_t(flags[k] | kSeen | (v > imm ? clipped : 0));
             }
-            if (at_type_bound && (is_min ? v > imm : v < imm)) flags_[s] |= kClipped;
-            cast_[s] = is_min ? std::min(v, imm) : std::max(v, imm);
+          } else {
+            for (int k = 0; k < lanes; ++k) flags[k] = uint8_t(flags[k] | (int64_t(a[k]) < imm ? clipped : 0));
           }
         }
       }
@@ -129,64 +139,119 @@ void LayerInstruments::on_clip(const OnChipMemory& m, const LoopNest& l, hw::Alu
   }
 }
 
-void LayerInstruments::record(int64_t t, int64_t pre, int64_t out, bool overflow) {
-  const int64_t image = t / image_elems_, e = t % image_elems_;
-  if (image >= valid_images_) return;
-  const size_t ch = size_t((e / plane_) % map_.c);
-  ++obs_.elements;
-  ++obs_.channel_elements[ch];
-  const bool first = obs_.elements == 1;
-  obs_.out_min = first ? out : std::min(obs_.out_min, out);
-  obs_.out_max = first ? out : std::max(obs_.out_max, out);
-  obs_.pre_min = first ? pre : std::min(obs_.pre_min, pre);
-  obs_.pre_max = first ? pre : std::max(obs_.pre_max, pre);
-  obs_.out_sum += double(out);
-  obs_.out_sumsq += double(out) * double(out);
-  if (overflow) {
-    ++obs_.overflows;
-    ++obs_.overflow_map[size_t(e)];
-    ++obs_.channel_overflows[ch];
+void LayerInstruments::record_row(const LaneTarget* t, const int64_t* pre, const int64_t* out, const uint8_t* overflow,
+                                  int n) {
+  // Only what the selection asks for: the overflow instrument alone (the tuner's) does the least.
+  uint64_t count = 0, any_overflow = 0;
+  for (int k = 0; k < n; ++k) {
+    const bool take = t[k].e >= 0 && t[k].image < valid_images_;
+    count += take;
+    any_overflow |= take && overflow[k];
   }
-  if ((out < 0 ? -out : out) <= settings_.zero_threshold) {
-    ++obs_.zeros;
-    ++obs_.zero_map[size_t(e)];
+  obs_.elements += count;
+  if (count == 0) return;
+  if (what_.stats || what_.histogram) {
+    // Straight lines the compiler vectorizes.
+    int64_t out_min = obs_.out_min, out_max = obs_.out_max, pre_min = obs_.pre_min, pre_max = obs_.pre_max;
+    int64_t sum = 0, sumsq = 0;
+    for (int k = 0; k < n; ++k) {
+      const bool take = t[k].e >= 0 && t[k].image < valid_images_;
+      const int64_t o = take ? out[k] : 0, p = take ? pre[k] : 0;
+      out_min = take && o < out_min ? o : out_min;
+      out_max = take && o > out_max ? o : out_max;
+      pre_min = take && p < pre_min ? p : pre_min;
+      pre_max = take && p > pre_max ? p : pre_max;
+      sum += o;
+      sumsq += o * o;
+    }
+    obs_.out_min = out_min;
+    obs_.out_max = out_max;
+    obs_.pre_min = pre_min;
+    obs_.pre_max = pre_max;
+    obs_.out_sum += sum;
+    obs_.out_sumsq += sumsq;
+  } else if (any_overflow) {
+    for (int k = 0; k < n; ++k) {  // the largest value before the cast, for the tuner's report
+      if (t[k].e >= 0 && t[k].image < valid_images_ && pre[k] > obs_.pre_max) obs_.pre_max = pre[k];
+    }
   }
-  if (what_.histogram) {
-    obs_.pre_cast.add(pre);
-    obs_.output.add(out);
+  if (what_.sparsity || what_.stats || what_.histogram) {
+    const int64_t zt = settings_.zero_threshold;
+    for (int k = 0; k < n; ++k) {
+      if (t[k].e < 0 || t[k].image >= valid_images_) continue;
+      const int64_t o = out[k];
+      if ((o < 0 ? -o : o) <= zt) {
+        ++obs_.zeros;
+        ++obs_.zero_map[size_t(t[k].e)];
+      }
+      if (what_.histogram) {
+        obs_.pre_cast.add(pre[k]);
+        obs_.output.add(o);
+      }
+    }
   }
-  if (trace_ != nullptr) {
-    if (overflow && what_.overflow) trace_->push({layer_, TraceEvent::kOverflow, image_base_ + image, e, pre, out});
-    if (what_.trace) trace_->push({layer_, TraceEvent::kValue, image_base_ + image, e, pre, out});
+  if (!any_overflow && !(what_.trace && trace_ != nullptr)) return;
+  for (int k = 0; k < n; ++k) {
+    if (t[k].e < 0 || t[k].image >= valid_images_) continue;
+    if (overflow[k]) {
+      ++obs_.overflows;
+      ++obs_.overflow_map[size_t(t[k].e)];
+      ++obs_.channel_overflows[size_t(t[k].ch)];
+    }
+    if (trace_ == nullptr) continue;
+    const TraceEvent ev{layer_, TraceEvent::kOverflow, image_base_ + t[k].image, t[k].e, pre[k], out[k]};
+    if (overflow[k] && what_.overflow) trace_->push(ev);
+    if (what_.trace) {
+      TraceEvent v = ev;
+      v.kind = TraceEvent::kValue;
+      trace_->push(v);
+    }
   }
 }
 
 void LayerInstruments::on_store(const OnChipMemory& m, const hw::Insn& insn) {
   const int lanes = m.acc_lanes();
   const int out_bits = m.config().out_width();
-  auto visit = [&](const auto* acc, const auto* out) {
+  std::vector<int64_t>& pre = row_pre_;
+  std::vector<int64_t>& out = row_out_;
+  std::vector<uint8_t>& ovf = row_overflow_;
+  std::vector<LaneTarget>& tg = row_targets_;
+  tg.resize(size_t(lanes));
+  pre.resize(size_t(lanes));
+  out.resize(size_t(lanes));
+  ovf.resize(size_t(lanes));
+  auto visit = [&](const auto* acc, const auto* outbuf) {
     for (uint32_t y = 0; y < insn.y_size; ++y) {
       for (uint32_t x = 0; x < insn.x_size; ++x) {
         const uint64_t e = uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride + x;
         if (e < map_.first_elem || e >= map_.first_elem + map_.elems) continue;
         const size_t sram = size_t(insn.sram_base + y * insn.x_size + x) * size_t(lanes);
-        const int64_t* logical = map_.logical.data() + (e - map_.first_elem) * uint64_t(lanes);
+        // The element's place in the blocked layout, then each lane's (batch row, channel).
+        const int64_t rel = int64_t(e - map_.first_elem);
+        const int64_t xx = rel % map_.w, yy = (rel / map_.w) % map_.h, blocks = (map_.c + map_.block - 1) / map_.block;
+        const int64_t cb = (rel / plane_) % blocks, nb = rel / (plane_ * blocks);
         for (int k = 0; k < lanes; ++k) {
-          const size_t s = sram + size_t(k);
-          const uint8_t f = flags_[s];
-          flags_[s] = 0;
-          if (logical[k] < 0) continue;
-          const int64_t a = int64_t(acc[s]), o = int64_t(out[s]);
+          const int64_t n = nb * map_.batch + lane_row_[size_t(k)], ch = cb * map_.block + lane_channel_[size_t(k)];
+          tg[size_t(k)] = n < map_.n && ch < map_.c ? LaneTarget{int32_t(ch * plane_ + yy * map_.w + xx), int32_t(ch), int32_t(n)}
+                                                    : LaneTarget{};
+        }
+        const auto* av = acc + sram;
+        const auto* ov = outbuf + sram;
+        uint8_t* fv = flags_.data() + sram;
+        const int64_t* pv = pre_.data() + sram;
+        for (int k = 0; k < lanes; ++k) {
+          const uint8_t f = fv[k];
+          fv[k] = 0;
+          const int64_t a = int64_t(av[k]), o = int64_t(ov[k]);
           // The OUT lane holds the low bits of the accumulator unless a GEMM with reset wrote it
           // (then the accumulator was zeroed and the output is the value itself). The narrowing
           // changed the value iff the accumulator it came from does not fit the output width.
           const bool from_acc = hw::sign_extend(uint64_t(a), out_bits) == o;
-          const bool narrowed = from_acc && a != o;
-          // A lane some other operation changed after its clip (it no longer holds the clip's
-          // result) was not cast there: its value is what the store narrows.
-          const bool cast = (f & 1) && cast_[s] == a;
-          record(logical[k], cast ? pre_[s] : from_acc ? a : o, o, (cast && (f & 2)) || narrowed);
+          pre[size_t(k)] = (f & kSeen) ? pv[k] : from_acc ? a : o;
+          out[size_t(k)] = o;
+          ovf[size_t(k)] = uint8_t((f & kClipped) || (from_acc && a != o));
         }
+        record_row(tg.data(), pre.data(), out.data(), ovf.data(), lanes);
       }
     }
   };

@@ -5,6 +5,7 @@
 // pay one null-pointer test per ALU or STORE instruction when they are off.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,12 +39,11 @@ struct InstrumentSettings {
 };
 
 // Where a layer's output tensor lives: OUT elements [first_elem, first_elem + elems) of DRAM
-// (STORE's dram_base unit) and, per lane, the NCHW index of the tensor element it holds (-1:
-// padding lanes the network never reads).
+// (STORE's dram_base unit) in the accelerator's blocked layout [N/BATCH][C/BLOCK_OUT][H][W] of
+// BATCH x BLOCK_OUT lanes (ISA.md section 1); lanes past N or C are padding.
 struct OutputMap {
   uint64_t first_elem = 0, elems = 0;
-  int lanes = 0;                 // BATCH * BLOCK_OUT
-  std::vector<int64_t> logical;  // elems * lanes entries
+  int batch = 1, block = 16;  // lanes = batch * block
   int64_t n = 1, c = 1, h = 1, w = 1;
 };
 
@@ -94,11 +94,14 @@ struct IntHistogram {
       ++below;
     } else if (v >= hi) {
       ++above;
+    } else if (shift >= 0) {
+      ++counts[size_t((v - lo) >> shift)];  // bins of 2^shift values: no division
     } else {
       // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
       ++counts[size_t(((v - lo) * int64_t(counts.size())) / (hi - lo))];
     }
   }
+  int shift = -1;  // log2 of the bin width when every bin spans the same power of two
   void merge(const IntHistogram& o);
   int64_t bin_lo(size_t b) const;  // first value of bin b
 };
@@ -108,16 +111,19 @@ struct LayerObservation {
   uint64_t elements = 0;   // output elements observed (tensor elements x runs)
   uint64_t overflows = 0;  // elements whose cast saturated or whose narrowing changed the value
   std::vector<uint64_t> overflow_map;   // per element of one image (C*H*W): times it overflowed
-  std::vector<uint64_t> channel_overflows, channel_elements;  // per output channel
+  std::vector<uint64_t> channel_overflows;  // per output channel
+  // Every channel is observed equally often: elements / channels.
+  uint64_t channel_elements() const { return channel_overflows.empty() ? 0 : elements / channel_overflows.size(); }
   std::vector<uint64_t> zero_map;       // per element of one image: times |out| <= threshold
   uint64_t zeros = 0;
   IntHistogram pre_cast, output;        // before the cast (output units) and after it
-  int64_t out_min = 0, out_max = 0, pre_min = 0, pre_max = 0;
-  double out_sum = 0, out_sumsq = 0;
+  // Extremes (INT64_MAX / INT64_MIN until something is observed).
+  int64_t out_min = INT64_MAX, out_max = INT64_MIN, pre_min = INT64_MAX, pre_max = INT64_MIN;
+  int64_t out_sum = 0, out_sumsq = 0;  // exact: |out| < 2^15, far fewer than 2^33 elements
 
   double overflow_rate() const { return elements ? double(overflows) / double(elements) : 0.0; }
   double sparsity() const { return elements ? double(zeros) / double(elements) : 0.0; }
-  double mean() const { return elements ? out_sum / double(elements) : 0.0; }
+  double mean() const { return elements ? double(out_sum) / double(elements) : 0.0; }
   double stddev() const;
   void merge(const LayerObservation& o);
 };
@@ -154,7 +160,17 @@ class LayerInstruments {
   int64_t qmax() const { return qmax_; }
 
  private:
-  void record(int64_t t, int64_t pre, int64_t out, bool overflow);
+  // Where a lane of the output region goes: element of one image (C*H*W order), its channel
+  // and the batch position; e < 0 for padding lanes.
+  struct LaneTarget {
+    int32_t e = -1, ch = 0, image = 0;
+  };
+  // Records one stored element row: `n` lanes with their targets, values before the cast,
+  // outputs and overflow flags.
+  void record_row(const LaneTarget* t, const int64_t* pre, const int64_t* out, const uint8_t* overflow, int n);
+  std::vector<LaneTarget> row_targets_;  // one stored element row (scratch)
+  std::vector<int64_t> row_pre_, row_out_;  // one stored element row (scratch)
+  std::vector<uint8_t> row_overflow_;
 
   uint32_t layer_;
   OutputMap map_;
@@ -170,7 +186,8 @@ class LayerInstruments {
   // bit 1: a clip at the type's bound changed it).
   std::vector<int64_t> pre_;
   std::vector<uint8_t> flags_;
-  std::vector<int64_t> cast_;  // the lane's value after its last MIN/MAX with an immediate
+  std::vector<int> lane_row_, lane_channel_;  // per lane: batch row and channel in the block
+  static constexpr uint8_t kSeen = 1, kClipped = 2;
   LayerObservation obs_;
 };
 

@@ -54,7 +54,7 @@ struct Expected {
   std::vector<uint64_t> overflow_map, zero_map, channel_overflows;
   sim::IntHistogram pre, out;
   int64_t pre_min = INT64_MAX, pre_max = INT64_MIN, out_min = INT64_MAX, out_max = INT64_MIN;
-  double sum = 0;
+  int64_t sum = 0;
 };
 
 const graph::Node& producer(const graph::Graph& g, const std::string& value) {
@@ -131,7 +131,7 @@ std::map<size_t, Expected> independent_count(const backend::CompiledNetwork& net
       e.pre_max = std::max(e.pre_max, v);
       e.out_min = std::min(e.out_min, o);
       e.out_max = std::max(e.out_max, o);
-      e.sum += double(o);
+      e.sum += o;
     }
     out[i] = std::move(e);
   }
@@ -159,7 +159,8 @@ void expect_counts_agree(const backend::NetworkInstruments& got, const std::map<
     EXPECT_EQ(o.pre_max, e.pre_max) << name;
     EXPECT_EQ(o.out_min, e.out_min) << name;
     EXPECT_EQ(o.out_max, e.out_max) << name;
-    EXPECT_DOUBLE_EQ(o.out_sum, e.sum) << name;
+    EXPECT_EQ(o.out_sum, e.sum) << name;
+    EXPECT_EQ(o.channel_elements() * o.channel_overflows.size(), o.elements) << name;
     *total_overflows += o.overflows;
   }
 }
