@@ -88,6 +88,7 @@ LayerInstruments::LayerInstruments(const hw::HwConfig& config, uint32_t layer, O
   const size_t acc_lanes = size_t(config.acc_depth()) * size_t(config.batch() * config.block_out());
   pre_.assign(acc_lanes, 0);
   flags_.assign(acc_lanes, 0);
+  per_element_ = what_.histogram || what_.sparsity || what_.stats || what_.trace;
   for (int k = 0; k < map_.batch * map_.block; ++k) {
     lane_row_.push_back(k / map_.block);
     lane_channel_.push_back(k % map_.block);
@@ -226,19 +227,11 @@ void LayerInstruments::on_store(const OnChipMemory& m, const hw::Insn& insn) {
         const uint64_t e = uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride + x;
         if (e < map_.first_elem || e >= map_.first_elem + map_.elems) continue;
         const size_t sram = size_t(insn.sram_base + y * insn.x_size + x) * size_t(lanes);
-        // The element's place in the blocked layout, then each lane's (batch row, channel).
-        const int64_t rel = int64_t(e - map_.first_elem);
-        const int64_t xx = rel % map_.w, yy = (rel / map_.w) % map_.h, blocks = (map_.c + map_.block - 1) / map_.block;
-        const int64_t cb = (rel / plane_) % blocks, nb = rel / (plane_ * blocks);
-        for (int k = 0; k < lanes; ++k) {
-          const int64_t n = nb * map_.batch + lane_row_[size_t(k)], ch = cb * map_.block + lane_channel_[size_t(k)];
-          tg[size_t(k)] = n < map_.n && ch < map_.c ? LaneTarget{int32_t(ch * plane_ + yy * map_.w + xx), int32_t(ch), int32_t(n)}
-                                                    : LaneTarget{};
-        }
         const auto* av = acc + sram;
         const auto* ov = outbuf + sram;
         uint8_t* fv = flags_.data() + sram;
         const int64_t* pv = pre_.data() + sram;
+        uint8_t any = 0;
         for (int k = 0; k < lanes; ++k) {
           const uint8_t f = fv[k];
           fv[k] = 0;
@@ -250,6 +243,24 @@ void LayerInstruments::on_store(const OnChipMemory& m, const hw::Insn& insn) {
           pre[size_t(k)] = (f & kSeen) ? pv[k] : from_acc ? a : o;
           out[size_t(k)] = o;
           ovf[size_t(k)] = uint8_t((f & kClipped) || (from_acc && a != o));
+          any |= ovf[size_t(k)];
+        }
+        // The element's place in the blocked layout, then each lane's (batch row, channel).
+        const int64_t rel = int64_t(e - map_.first_elem);
+        const int64_t blocks = (map_.c + map_.block - 1) / map_.block;
+        const int64_t cb = (rel / plane_) % blocks, nb = rel / (plane_ * blocks);
+        if (!any && !per_element_) {
+          // The overflow instrument alone and nothing overflowed: only count the real lanes.
+          const int64_t rows = std::clamp<int64_t>(std::min<int64_t>(map_.n - nb * map_.batch, valid_images_ - nb * map_.batch), 0, map_.batch);
+          const int64_t chans = std::clamp<int64_t>(map_.c - cb * map_.block, 0, map_.block);
+          obs_.elements += uint64_t(rows * chans);
+          continue;
+        }
+        const int64_t xx = rel % map_.w, yy = (rel / map_.w) % map_.h;
+        for (int k = 0; k < lanes; ++k) {
+          const int64_t n = nb * map_.batch + lane_row_[size_t(k)], ch = cb * map_.block + lane_channel_[size_t(k)];
+          tg[size_t(k)] = n < map_.n && ch < map_.c ? LaneTarget{int32_t(ch * plane_ + yy * map_.w + xx), int32_t(ch), int32_t(n)}
+                                                    : LaneTarget{};
         }
         record_row(tg.data(), pre.data(), out.data(), ovf.data(), lanes);
       }

@@ -187,6 +187,7 @@ class LayerInstruments {
   std::vector<int64_t> pre_;
   std::vector<uint8_t> flags_;
   std::vector<int> lane_row_, lane_channel_;  // per lane: batch row and channel in the block
+  bool per_element_ = false;  // some selected instrument looks at every element, not only overflows
   static constexpr uint8_t kSeen = 1, kClipped = 2;
   LayerObservation obs_;
 };

@@ -180,10 +180,11 @@ TEST(NetworkInstruments, CountsAgreeWithTheIntegerReferenceWhenCastsSaturate) {
   for (const std::string preset : {"pynq", "pynq_w4a4"}) {
     SCOPED_TRACE(preset);
     CompiledVgg s = make_setup(preset, graph::CalibStatistic::kPercentile, 90.0, 8);
-    backend::NetworkRunner runner(s.net);
+    backend::NetworkRunner runner(s.net), overflow_only(s.net);
     backend::InstrumentRequest req = all_layers();
     req.settings.zero_threshold = 1;
     runner.enable_instruments(req);
+    overflow_only.enable_instruments(all_layers("overflow"));  // its own, cheaper path
     uint64_t overflows = 0;
     std::map<size_t, Expected> want;
     for (int64_t first : {0, 8}) {  // two runs accumulate
@@ -212,6 +213,14 @@ TEST(NetworkInstruments, CountsAgreeWithTheIntegerReferenceWhenCastsSaturate) {
       backend::NetworkRunOptions ro;
       ro.image_base = first;
       runner.run(in, ro);
+      overflow_only.run(in, ro);
+    }
+    for (const auto& [i, e] : want) {
+      const sim::LayerObservation& o = overflow_only.instruments()->layer(i)->observation();
+      EXPECT_EQ(o.elements, e.elements) << i;
+      EXPECT_EQ(o.overflows, e.overflows) << i;
+      EXPECT_EQ(o.overflow_map, e.overflow_map) << i;
+      EXPECT_EQ(o.channel_overflows, e.channel_overflows) << i;
     }
     expect_counts_agree(*runner.instruments(), want, &overflows);
     EXPECT_GT(overflows, 0u) << "the 90th-percentile binary points should make some casts saturate";
