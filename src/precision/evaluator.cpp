@@ -80,10 +80,7 @@ Evaluation PrecisionEvaluator::evaluate(const Formats& f, int64_t begin, int64_t
       continue;
     }
     // The graph input's Quantize on the host: count its saturations over the same images.
-    const graph::Node* qn = nullptr;
-    for (const graph::Node& n : q.graph.nodes) {
-      if (n.name == s.node) qn = &n;
-    }
+    const graph::Node* qn = q.graph.producer(s.int_value);
     if (qn && qn->op_type == "Quantize" && !qn->inputs.empty() &&
         std::find(q.graph.inputs.begin(), q.graph.inputs.end(), qn->inputs[0]) != q.graph.inputs.end()) {
       const int64_t qmax = (int64_t(1) << (s.bits - 1)) - 1, qmin = -qmax - 1;

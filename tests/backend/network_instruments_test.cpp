@@ -57,15 +57,6 @@ struct Expected {
   int64_t sum = 0;
 };
 
-const graph::Node& producer(const graph::Graph& g, const std::string& value) {
-  for (const graph::Node& n : g.nodes) {
-    for (const std::string& o : n.outputs) {
-      if (o == value) return n;
-    }
-  }
-  throw InternalError("no producer of " + value);
-}
-
 std::map<size_t, Expected> independent_count(const backend::CompiledNetwork& net, const cpu::TensorMap& in,
                                              const sim::InstrumentSettings& st) {
   // Every value of an integer-reference run.
@@ -81,7 +72,9 @@ std::map<size_t, Expected> independent_count(const backend::CompiledNetwork& net
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const backend::NetworkLayer& l = net.layers[i];
     if (l.placement != backend::Placement::kVta || l.program_layer < 0) continue;
-    const graph::Node& n = producer(net.graph, l.outputs.at(0));
+    const graph::Node* np = net.graph.producer(l.outputs.at(0));
+    if (!np) throw InternalError("no producer of " + l.outputs[0]);
+    const graph::Node& n = *np;
     const std::vector<int64_t> got = values.at(l.outputs[0]).to_int64();
     std::vector<int64_t> pre = got;
     bool clips_at_max = false, clips_at_min = false;
