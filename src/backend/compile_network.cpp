@@ -273,12 +273,8 @@ class NetworkCompiler {
   // Lowers `n` onto the accelerator and fills `l`; returns the reason when it cannot.
   std::string try_accelerator(const graph::Node& n, NetworkLayer& l) {
     const std::string& op = n.op_type;
-    if (op == "QConv" || op == "QConvTranspose" || op == "QGemm" || op == "QAveragePool" ||
-        op == "QGlobalAveragePool") {
-      ConvLayer cl = op == "QConv"            ? conv_layer(g_, n, c_)
-                     : op == "QConvTranspose" ? conv_transpose_layer(g_, n, c_)
-                     : op == "QGemm" ? dense_layer(g_, n, c_, net_.views)
-                                     : avg_pool_layer(g_, n, c_);
+    if (is_conv_family(op)) {
+      ConvLayer cl = conv_family_layer(g_, n, c_, net_.views);
       std::string input = n.input(0);
       if (op == "QConv") input = maybe_fold_columns(n, cl);
       const graph::Node* add = op == "QConv" ? fuse_residual_add(n, cl) : nullptr;

@@ -339,6 +339,19 @@ std::string cpu_reason(const graph::Node& n) {
   return "no accelerator lowering for this operator";
 }
 
+bool is_conv_family(const std::string& op) {
+  return op == "QConv" || op == "QConvTranspose" || op == "QGemm" || op == "QAveragePool" || op == "QGlobalAveragePool";
+}
+
+ConvLayer conv_family_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c,
+                            const std::map<std::string, std::string>& views) {
+  const std::string& op = n.op_type;
+  return op == "QConv"            ? conv_layer(g, n, c)
+         : op == "QConvTranspose" ? conv_transpose_layer(g, n, c)
+         : op == "QGemm"          ? dense_layer(g, n, c, views)
+                                  : avg_pool_layer(g, n, c);
+}
+
 std::optional<lower::FusedAdd> fused_add_of(const lower::AddSpec& a, bool conv_is_lhs) {
   const int64_t conv_shl = -(conv_is_lhs ? a.lhs_shift : a.rhs_shift);
   const int64_t other_shl = -(conv_is_lhs ? a.rhs_shift : a.lhs_shift);

@@ -33,6 +33,11 @@ ConvLayer conv_transpose_layer(const graph::Graph& g, const graph::Node& n, cons
 ConvLayer dense_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c,
                       const std::map<std::string, std::string>& views);
 ConvLayer avg_pool_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c);
+// The convolution family (QConv, QConvTranspose, QGemm, average pools): whether `op` belongs to
+// it, and its layer by operator (the four above).
+bool is_conv_family(const std::string& op);
+ConvLayer conv_family_layer(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c,
+                            const std::map<std::string, std::string>& views);
 lower::MaxPoolSpec max_pool_spec(const graph::Graph& g, const graph::Node& n);
 lower::AddSpec add_spec(const graph::Graph& g, const graph::Node& n, const hw::HwConfig& c);
 

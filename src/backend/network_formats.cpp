@@ -23,14 +23,8 @@ const graph::Node& node_named(const graph::Graph& g, const std::string& name) {
 std::vector<lower::RequantValues> layer_values(const CompiledNetwork& net, const graph::Graph& g, const NetworkLayer& l) {
   const graph::Node& n = node_named(g, l.nodes.at(0));
   const hw::HwConfig& c = net.config;
-  const std::string& op = n.op_type;
-  if (op != "QConv" && op != "QConvTranspose" && op != "QGemm" && op != "QAveragePool" && op != "QGlobalAveragePool") {
-    return {};
-  }
-  ConvLayer cl = op == "QConv"            ? conv_layer(g, n, c)
-                 : op == "QConvTranspose" ? conv_transpose_layer(g, n, c)
-                 : op == "QGemm"          ? dense_layer(g, n, c, net.views)
-                                          : avg_pool_layer(g, n, c);
+  if (!is_conv_family(n.op_type)) return {};
+  ConvLayer cl = conv_family_layer(g, n, c, net.views);
   if (l.nodes.size() > 1) {
     const graph::Node& add = node_named(g, l.nodes[1]);
     const std::optional<lower::FusedAdd> f = fused_add_of(add_spec(g, add, c), add.input(0) == n.outputs.at(0));
