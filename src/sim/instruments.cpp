@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -40,6 +41,22 @@ int64_t IntHistogram::bin_lo(size_t b) const {
   // The smallest v with floor((v - lo) * bins / (hi - lo)) >= b.
   const int64_t span = hi - lo, n = int64_t(counts.size());
   return lo + (int64_t(b) * span + n - 1) / n;
+}
+
+BinCounter::BinCounter(const IntHistogram& h)
+    : lo_(h.lo), hi_(h.hi), shift_(h.shift), bins_(h.counts.size()), stride_(h.counts.size() + 2) {
+  counts_.assign(4 * stride_, 0);
+}
+
+void BinCounter::flush(IntHistogram& h) {
+  if (counts_.empty()) return;
+  for (size_t c = 0; c < 4; ++c) {
+    uint64_t* b = counts_.data() + c * stride_;
+    h.below += b[0];
+    for (size_t i = 0; i < bins_; ++i) h.counts[i] += b[i + 1];
+    h.above += b[bins_ + 1];
+    std::fill(b, b + stride_, uint64_t(0));
+  }
 }
 
 double LayerObservation::stddev() const {
@@ -86,19 +103,120 @@ LayerInstruments::LayerInstruments(const hw::HwConfig& config, uint32_t layer, O
     throw Error(fmt::format("instruments: an output of {} elements is too large to observe", image_elems_ * map_.n));
   }
   const size_t acc_lanes = size_t(config.acc_depth()) * size_t(config.batch() * config.block_out());
-  pre_.assign(acc_lanes, 0);
-  flags_.assign(acc_lanes, 0);
+  const size_t row = size_t(config.batch() * config.block_out());
+  auto init = [&](auto& st) {
+    st.pre.assign(acc_lanes, 0);
+    st.flags.assign(acc_lanes, 0);
+    st.row_pre.assign(row, 0);
+    st.row_out.assign(row, 0);
+    st.row_overflow.assign(row, 0);
+  };
+  config.acc_width() <= 32 ? init(lanes32_) : init(lanes64_);
   per_element_ = what_.histogram || what_.sparsity || what_.stats || what_.trace;
-  for (int k = 0; k < map_.batch * map_.block; ++k) {
-    lane_row_.push_back(k / map_.block);
-    lane_channel_.push_back(k % map_.block);
-  }
   obs_.overflow_map.assign(size_t(image_elems_), 0);
   obs_.zero_map.assign(size_t(image_elems_), 0);
   obs_.channel_overflows.assign(size_t(map_.c), 0);
   const int g = settings_.histogram_guard_bits;
   obs_.pre_cast = IntHistogram(qmin_ * (int64_t(1) << g), (qmax_ + 1) * (int64_t(1) << g), settings_.histogram_bins);
   obs_.output = IntHistogram(qmin_, qmax_ + 1, std::min<int64_t>(settings_.histogram_bins, qmax_ - qmin_ + 1));
+  const uint64_t pre_span = uint64_t(obs_.pre_cast.hi - obs_.pre_cast.lo);
+  if ((what_.histogram || what_.stats) && pre_span <= (uint64_t(1) << 14)) {
+    pre_span_ = size_t(pre_span);
+    pre_counts_.assign(4 * (pre_span_ + 2), 0);
+  } else if (what_.histogram) {
+    pre_bins_ = BinCounter(obs_.pre_cast);
+  }
+  if (what_.histogram || what_.sparsity || what_.stats) {
+    if (bits > 16) {
+      throw Error(fmt::format("instruments: histograms, sparsity and stats observe outputs of at most 16 bits, not {}", bits));
+    }
+    value_span_ = size_t(1) << bits;
+    value_counts_.assign(4 * value_span_, 0);
+  }
+  if (what_.sparsity) pending_zeros_.assign(size_t((map_.c + map_.block - 1) / map_.block * plane_ * map_.block), 0);
+}
+
+void LayerInstruments::flush() const {
+  pre_bins_.flush(obs_.pre_cast);
+  if (pending_values_ == 0) return;
+  pending_values_ = 0;
+  if (!pending_zeros_.empty()) {
+    const int64_t blocks = (map_.c + map_.block - 1) / map_.block;
+    for (int64_t cb = 0; cb < blocks; ++cb) {
+      const int64_t chans = std::min<int64_t>(map_.block, map_.c - cb * map_.block);
+      for (int64_t xy = 0; xy < plane_; ++xy) {
+        uint32_t* z = pending_zeros_.data() + (cb * plane_ + xy) * map_.block;
+        for (int64_t j = 0; j < chans; ++j) obs_.zero_map[size_t((cb * map_.block + j) * plane_ + xy)] += z[j];
+        std::fill(z, z + map_.block, 0u);
+      }
+    }
+  }
+  const int64_t zt = settings_.zero_threshold;
+  for (size_t i = 0; i < value_span_; ++i) {
+    uint64_t n = 0;
+    for (size_t c = 0; c < 4; ++c) {
+      n += value_counts_[c * value_span_ + i];
+      value_counts_[c * value_span_ + i] = 0;
+    }
+    if (n == 0) continue;
+    const int64_t v = qmin_ + int64_t(i);
+    obs_.out_min = std::min(obs_.out_min, v);
+    obs_.out_max = std::max(obs_.out_max, v);
+    obs_.out_sum += v * int64_t(n);
+    obs_.out_sumsq += v * v * int64_t(n);
+    if ((v < 0 ? -v : v) <= zt) obs_.zeros += n;
+    obs_.output.add(v, n);
+  }
+  if (pre_counts_.empty()) return;
+  const size_t stride = pre_span_ + 2;
+  IntHistogram& h = obs_.pre_cast;
+  for (size_t i = 0; i < stride; ++i) {
+    uint64_t n = 0;
+    for (size_t c = 0; c < 4; ++c) {
+      n += pre_counts_[c * stride + i];
+      pre_counts_[c * stride + i] = 0;
+    }
+    if (n == 0 || i == 0 || i == stride - 1) {
+      if (n != 0 && what_.histogram) (i == 0 ? h.below : h.above) += n;
+      continue;
+    }
+    const int64_t v = h.lo + int64_t(i) - 1;
+    obs_.pre_min = std::min(obs_.pre_min, v);
+    obs_.pre_max = std::max(obs_.pre_max, v);
+    if (what_.histogram) h.add(v, n);
+  }
+  obs_.pre_min = std::min(obs_.pre_min, outside_min_);
+  obs_.pre_max = std::max(obs_.pre_max, outside_max_);
+  outside_min_ = INT64_MAX;
+  outside_max_ = INT64_MIN;
+}
+
+template <typename Acc>
+void LayerInstruments::on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped) {
+  const int lanes = map_.batch * map_.block;
+  LaneState<Acc>& st = lane_state<Acc>();
+  // The immediate is sign-extended to the accumulator's width, so it is a value of its type.
+  const Acc bound = Acc(imm), seen = Acc(kSeen), clip = Acc(clipped);
+  for (uint32_t o = 0; o < l.iter_out; ++o) {
+    for (uint32_t i = 0; i < l.iter_in; ++i) {
+      for (uint32_t u = 0; u < l.n_uops; ++u) {
+        const size_t d = size_t(l.dst(l.uops[u], o, i)) * size_t(lanes);
+        Acc* pre = st.pre.data() + d;
+        Acc* flags = st.flags.data() + d;
+        const Acc* a = acc + d;
+        // Straight lines per lane so the compiler vectorizes them. A fused add's second cast
+        // keeps the first one's overflow (flags only gain bits until the store).
+        if (is_min) {
+          for (int k = 0; k < lanes; ++k) {
+            pre[k] = a[k];
+            flags[k] |= seen | (a[k] > bound ? clip : Acc(0));
+          }
+        } else {
+          for (int k = 0; k < lanes; ++k) flags[k] |= a[k] < bound ? clip : Acc(0);
+        }
+      }
+    }
+  }
 }
 
 void LayerInstruments::on_clip(const OnChipMemory& m, const LoopNest& l, hw::AluOp op, int64_t imm) {
@@ -109,98 +227,68 @@ void LayerInstruments::on_clip(const OnChipMemory& m, const LoopNest& l, hw::Alu
   // A bound the activation sets (ReLU6's MIN 6) is not an overflow: only a clip at the output
   // type's own limit saturates the cast.
   const uint8_t clipped = (is_min ? imm == qmax_ : true) ? kClipped : 0;
-  const int lanes = m.acc_lanes();
-  auto visit = [&](const auto* acc) {
-    for (uint32_t o = 0; o < l.iter_out; ++o) {
-      for (uint32_t i = 0; i < l.iter_in; ++i) {
-        for (uint32_t u = 0; u < l.n_uops; ++u) {
-          const size_t d = size_t(l.dst(l.uops[u], o, i)) * size_t(lanes);
-          int64_t* pre = pre_.data() + d;
-          uint8_t* flags = flags_.data() + d;
-          const auto* a = acc + d;
-          // Straight lines per lane so the compiler vectorizes them. A fused add's second cast
-          // keeps the first one's overflow (flags only gain bits until the store).
-          if (is_min) {
-            for (int k = 0; k < lanes; ++k) {
-              const int64_t v = int64_t(a[k]);
-              pre[k] = v;
-              flags[k] = uint8_t(flags[k] | kSeen | (v > imm ? clipped : 0));
-            }
-          } else {
-            for (int k = 0; k < lanes; ++k) flags[k] = uint8_t(flags[k] | (int64_t(a[k]) < imm ? clipped : 0));
-          }
-        }
-      }
-    }
-  };
   if (m.acc_is_int32()) {
-    visit(m.acc32.data());
+    on_clip_lanes(m.acc32.data(), l, is_min, imm, clipped);
   } else {
-    visit(m.acc64.data());
+    on_clip_lanes(m.acc64.data(), l, is_min, imm, clipped);
   }
 }
 
-void LayerInstruments::record_row(const LaneTarget* t, const int64_t* pre, const int64_t* out, const uint8_t* overflow,
-                                  int n) {
+template <typename T>
+void LayerInstruments::record_lanes(const T* pre, const T* out, const T* overflow, int n, int64_t e0,
+                                    int64_t ch0, int64_t image, size_t zero_slot) {
   // Only what the selection asks for: the overflow instrument alone (the tuner's) does the least.
-  uint64_t count = 0, any_overflow = 0;
-  for (int k = 0; k < n; ++k) {
-    const bool take = t[k].e >= 0 && t[k].image < valid_images_;
-    count += take;
-    any_overflow |= take && overflow[k];
+  // Every lane here is real, so the loops are straight lines the compiler vectorizes.
+  obs_.elements += uint64_t(n);
+  if (!value_counts_.empty()) {
+    // The mask keeps the index in the table whatever the lane holds (it holds an output value).
+    uint32_t* counts = value_counts_.data();
+    const size_t span = value_span_, mask = span - 1;
+    for (int k = 0; k < n; ++k) ++counts[size_t(k & 3) * span + (size_t(int64_t(out[k]) - qmin_) & mask)];
+    pending_values_ += uint64_t(n);
   }
-  obs_.elements += count;
-  if (count == 0) return;
-  if (what_.stats || what_.histogram) {
-    // Straight lines the compiler vectorizes.
-    int64_t out_min = obs_.out_min, out_max = obs_.out_max, pre_min = obs_.pre_min, pre_max = obs_.pre_max;
-    int64_t sum = 0, sumsq = 0;
+  if (!pre_counts_.empty()) {
+    uint32_t* counts = pre_counts_.data();
+    const size_t stride = pre_span_ + 2;
+    const int64_t below = obs_.pre_cast.lo - 1, above = obs_.pre_cast.hi;
     for (int k = 0; k < n; ++k) {
-      const bool take = t[k].e >= 0 && t[k].image < valid_images_;
-      const int64_t o = take ? out[k] : 0, p = take ? pre[k] : 0;
-      out_min = take && o < out_min ? o : out_min;
-      out_max = take && o > out_max ? o : out_max;
-      pre_min = take && p < pre_min ? p : pre_min;
-      pre_max = take && p > pre_max ? p : pre_max;
-      sum += o;
-      sumsq += o * o;
+      const int64_t v = int64_t(pre[k]), c = std::clamp(v, below, above);
+      ++counts[size_t(k & 3) * stride + size_t(c - below)];
+      if (c == below || c == above) {  // outside the range: keep the extremes themselves
+        outside_min_ = std::min(outside_min_, v);
+        outside_max_ = std::max(outside_max_, v);
+      }
     }
-    obs_.out_min = out_min;
-    obs_.out_max = out_max;
+  } else if (what_.stats || what_.histogram) {
+    int64_t pre_min = obs_.pre_min, pre_max = obs_.pre_max;
+    for (int k = 0; k < n; ++k) {
+      pre_min = std::min(pre_min, int64_t(pre[k]));
+      pre_max = std::max(pre_max, int64_t(pre[k]));
+    }
     obs_.pre_min = pre_min;
     obs_.pre_max = pre_max;
-    obs_.out_sum += sum;
-    obs_.out_sumsq += sumsq;
-  } else if (any_overflow) {
-    for (int k = 0; k < n; ++k) {  // the largest value before the cast, for the tuner's report
-      if (t[k].e >= 0 && t[k].image < valid_images_ && pre[k] > obs_.pre_max) obs_.pre_max = pre[k];
-    }
+    if (what_.histogram) pre_bins_.add_all(pre, n);
   }
-  if (what_.sparsity || what_.stats || what_.histogram) {
+  T any_overflow = 0;
+  for (int k = 0; k < n; ++k) any_overflow |= overflow[k];
+  if (any_overflow && !(what_.stats || what_.histogram)) {
+    for (int k = 0; k < n; ++k) obs_.pre_max = std::max(obs_.pre_max, int64_t(pre[k]));  // for the tuner's report
+  }
+  if (what_.sparsity) {
     const int64_t zt = settings_.zero_threshold;
-    for (int k = 0; k < n; ++k) {
-      if (t[k].e < 0 || t[k].image >= valid_images_) continue;
-      const int64_t o = out[k];
-      if ((o < 0 ? -o : o) <= zt) {
-        ++obs_.zeros;
-        ++obs_.zero_map[size_t(t[k].e)];
-      }
-      if (what_.histogram) {
-        obs_.pre_cast.add(pre[k]);
-        obs_.output.add(o);
-      }
-    }
+    uint32_t* zmap = pending_zeros_.data() + zero_slot;
+    for (int k = 0; k < n; ++k) zmap[k] += uint32_t((out[k] < 0 ? -int64_t(out[k]) : int64_t(out[k])) <= zt);
   }
   if (!any_overflow && !(what_.trace && trace_ != nullptr)) return;
   for (int k = 0; k < n; ++k) {
-    if (t[k].e < 0 || t[k].image >= valid_images_) continue;
+    const int64_t e = e0 + int64_t(k) * plane_;
     if (overflow[k]) {
       ++obs_.overflows;
-      ++obs_.overflow_map[size_t(t[k].e)];
-      ++obs_.channel_overflows[size_t(t[k].ch)];
+      ++obs_.overflow_map[size_t(e)];
+      ++obs_.channel_overflows[size_t(ch0 + k)];
     }
     if (trace_ == nullptr) continue;
-    const TraceEvent ev{layer_, TraceEvent::kOverflow, image_base_ + t[k].image, t[k].e, pre[k], out[k]};
+    const TraceEvent ev{layer_, TraceEvent::kOverflow, image_base_ + image, e, pre[k], out[k]};
     if (overflow[k] && what_.overflow) trace_->push(ev);
     if (what_.trace) {
       TraceEvent v = ev;
@@ -210,66 +298,100 @@ void LayerInstruments::record_row(const LaneTarget* t, const int64_t* pre, const
   }
 }
 
-void LayerInstruments::on_store(const OnChipMemory& m, const hw::Insn& insn) {
-  const int lanes = m.acc_lanes();
-  const int out_bits = m.config().out_width();
-  std::vector<int64_t>& pre = row_pre_;
-  std::vector<int64_t>& out = row_out_;
-  std::vector<uint8_t>& ovf = row_overflow_;
-  std::vector<LaneTarget>& tg = row_targets_;
-  tg.resize(size_t(lanes));
-  pre.resize(size_t(lanes));
-  out.resize(size_t(lanes));
-  ovf.resize(size_t(lanes));
-  auto visit = [&](const auto* acc, const auto* outbuf) {
-    for (uint32_t y = 0; y < insn.y_size; ++y) {
-      for (uint32_t x = 0; x < insn.x_size; ++x) {
-        const uint64_t e = uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride + x;
-        if (e < map_.first_elem || e >= map_.first_elem + map_.elems) continue;
-        const size_t sram = size_t(insn.sram_base + y * insn.x_size + x) * size_t(lanes);
-        const auto* av = acc + sram;
-        const auto* ov = outbuf + sram;
-        uint8_t* fv = flags_.data() + sram;
-        const int64_t* pv = pre_.data() + sram;
-        uint8_t any = 0;
-        for (int k = 0; k < lanes; ++k) {
-          const uint8_t f = fv[k];
-          fv[k] = 0;
-          const int64_t a = int64_t(av[k]), o = int64_t(ov[k]);
-          // The OUT lane holds the low bits of the accumulator unless a GEMM with reset wrote it
-          // (then the accumulator was zeroed and the output is the value itself). The narrowing
-          // changed the value iff the accumulator it came from does not fit the output width.
-          const bool from_acc = hw::sign_extend(uint64_t(a), out_bits) == o;
-          pre[size_t(k)] = (f & kSeen) ? pv[k] : from_acc ? a : o;
-          out[size_t(k)] = o;
-          ovf[size_t(k)] = uint8_t((f & kClipped) || (from_acc && a != o));
-          any |= ovf[size_t(k)];
+namespace {
+
+// One stored element row's lanes at the cast: the value before it (the MIN's input if a MIN saw
+// the lane, else the accumulator or the output), the output, and whether the cast changed the
+// value; clears the lanes' flags. Returns nonzero if any lane overflowed. The pointers never
+// alias (restrict), so the loop vectorizes.
+template <typename Acc, typename Out>
+Acc cast_lanes(const Acc* __restrict acc, const Out* __restrict outbuf, Acc* __restrict flags,
+               const Acc* __restrict pre_in, Acc* __restrict pre, Acc* __restrict out, Acc* __restrict overflow, int lanes,
+               int up) {
+  using UAcc = std::make_unsigned_t<Acc>;
+  Acc any = 0;
+  for (int k = 0; k < lanes; ++k) {
+    const Acc f = flags[k];
+    flags[k] = 0;
+    const Acc a = acc[k], o = Acc(outbuf[k]), p = pre_in[k];  // loads outside the selects
+    // The OUT lane holds the low bits of the accumulator unless a GEMM with reset wrote it
+    // (then the accumulator was zeroed and the output is the value itself). The narrowing
+    // changed the value iff the accumulator it came from does not fit the output width.
+    const Acc from_acc = Acc(Acc(UAcc(a) << up) >> up == o);
+    const Acc narrow = from_acc ? a : o;
+    pre[k] = (f & 1) ? p : narrow;  // kSeen
+    out[k] = o;
+    const Acc overflowed = Acc((f >> 1) | (from_acc & Acc(a != o)));  // kClipped, or narrowed
+    overflow[k] = overflowed;
+    any |= overflowed;
+  }
+  return any;
+}
+
+}  // namespace
+
+template <typename Acc, typename Out>
+void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw::Insn& insn) {
+  const int lanes = map_.batch * map_.block;
+  const int out_bits = int(std::countr_zero(uint64_t(qmax_ + 1))) + 1;
+  const int64_t blocks = (map_.c + map_.block - 1) / map_.block;
+  const int up = int(8 * sizeof(Acc)) - out_bits;
+  LaneState<Acc>& st = lane_state<Acc>();
+  // Raw pointers in registers: the lane stores could otherwise alias the vectors' pointers.
+  Acc* pr = st.row_pre.data();
+  Acc* ou = st.row_out.data();
+  Acc* ov_flags = st.row_overflow.data();
+  static_assert(kSeen == 1 && kClipped == 2, "cast_lanes reads the flags as bits 0 and 1");
+  const uint64_t first = map_.first_elem, end = map_.first_elem + map_.elems;
+  for (uint32_t y = 0; y < insn.y_size; ++y) {
+    // This row's elements in the layer's output: x in [x_lo, x_hi), consecutive in DRAM.
+    const uint64_t row = uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride;
+    const uint64_t x_lo = row >= first ? 0 : first - row;
+    const uint64_t x_hi = row >= end ? 0 : std::min<uint64_t>(insn.x_size, end - row);
+    if (x_lo >= x_hi) continue;
+    // The first element's place in the blocked layout [N/BATCH][C/BLOCK][H*W]; the others step
+    // through it one element at a time, without dividing.
+    const int64_t rel = int64_t(row + x_lo - first);
+    int64_t xy = rel % plane_, cb = (rel / plane_) % blocks, nb = rel / (plane_ * blocks);
+    for (uint64_t x = x_lo; x < x_hi; ++x) {
+      const size_t sram = size_t(insn.sram_base + y * insn.x_size + uint32_t(x)) * size_t(lanes);
+      const Acc* av = acc + sram;
+      const Out* ov = outbuf + sram;
+      Acc* fv = st.flags.data() + sram;
+      const Acc* pv = st.pre.data() + sram;
+      const Acc any = cast_lanes<Acc, Out>(av, ov, fv, pv, pr, ou, ov_flags, lanes, up);
+      // Its real lanes are the first `chans` channels of the first `rows` batch rows (the others
+      // pad N or C, or are images past the valid ones).
+      const int64_t rows =
+          std::clamp<int64_t>(std::min<int64_t>(map_.n - nb * map_.batch, valid_images_ - nb * map_.batch), 0, map_.batch);
+      const int64_t chans = std::clamp<int64_t>(map_.c - cb * map_.block, 0, map_.block);
+      if (any || per_element_) {
+        const int64_t e0 = cb * map_.block * plane_ + xy;
+        for (int64_t r = 0; r < rows; ++r) {
+          const size_t k0 = size_t(r * map_.block);
+          record_lanes(pr + k0, ou + k0, ov_flags + k0, int(chans), e0, cb * map_.block, nb * map_.batch + r,
+                       size_t((cb * plane_ + xy) * map_.block));
         }
-        // The element's place in the blocked layout, then each lane's (batch row, channel).
-        const int64_t rel = int64_t(e - map_.first_elem);
-        const int64_t blocks = (map_.c + map_.block - 1) / map_.block;
-        const int64_t cb = (rel / plane_) % blocks, nb = rel / (plane_ * blocks);
-        if (!any && !per_element_) {
-          // The overflow instrument alone and nothing overflowed: only count the real lanes.
-          const int64_t rows = std::clamp<int64_t>(std::min<int64_t>(map_.n - nb * map_.batch, valid_images_ - nb * map_.batch), 0, map_.batch);
-          const int64_t chans = std::clamp<int64_t>(map_.c - cb * map_.block, 0, map_.block);
-          obs_.elements += uint64_t(rows * chans);
-          continue;
+      } else {  // the overflow instrument alone and nothing overflowed
+        obs_.elements += uint64_t(rows * chans);
+      }
+      if (++xy == plane_) {
+        xy = 0;
+        if (++cb == blocks) {
+          cb = 0;
+          ++nb;
         }
-        const int64_t xx = rel % map_.w, yy = (rel / map_.w) % map_.h;
-        for (int k = 0; k < lanes; ++k) {
-          const int64_t n = nb * map_.batch + lane_row_[size_t(k)], ch = cb * map_.block + lane_channel_[size_t(k)];
-          tg[size_t(k)] = n < map_.n && ch < map_.c ? LaneTarget{int32_t(ch * plane_ + yy * map_.w + xx), int32_t(ch), int32_t(n)}
-                                                    : LaneTarget{};
-        }
-        record_row(tg.data(), pre.data(), out.data(), ovf.data(), lanes);
       }
     }
-  };
+  }
+}
+
+void LayerInstruments::on_store(const OnChipMemory& m, const hw::Insn& insn) {
+  if (pending_values_ >= (uint64_t(1) << 31)) flush();  // no 32-bit counter can wrap
   if (m.acc_is_int32()) {
-    m.out_is_int8() ? visit(m.acc32.data(), m.out8.data()) : visit(m.acc32.data(), m.out16.data());
+    m.out_is_int8() ? on_store_rows(m.acc32.data(), m.out8.data(), insn) : on_store_rows(m.acc32.data(), m.out16.data(), insn);
   } else {
-    m.out_is_int8() ? visit(m.acc64.data(), m.out8.data()) : visit(m.acc64.data(), m.out16.data());
+    m.out_is_int8() ? on_store_rows(m.acc64.data(), m.out8.data(), insn) : on_store_rows(m.acc64.data(), m.out16.data(), insn);
   }
 }
 

@@ -5,6 +5,7 @@
 // pay one null-pointer test per ALU or STORE instruction when they are off.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -89,21 +90,61 @@ struct IntHistogram {
   uint64_t below = 0, above = 0;
   IntHistogram() = default;
   IntHistogram(int64_t lo_, int64_t hi_, int bins);
-  void add(int64_t v) {
+  void add(int64_t v, uint64_t times = 1) {
     if (v < lo) {
-      ++below;
+      below += times;
     } else if (v >= hi) {
-      ++above;
+      above += times;
     } else if (shift >= 0) {
-      ++counts[size_t((v - lo) >> shift)];  // bins of 2^shift values: no division
+      counts[size_t((v - lo) >> shift)] += times;  // bins of 2^shift values: no division
     } else {
       // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
-      ++counts[size_t(((v - lo) * int64_t(counts.size())) / (hi - lo))];
+      counts[size_t(((v - lo) * int64_t(counts.size())) / (hi - lo))] += times;
     }
   }
   int shift = -1;  // log2 of the bin width when every bin spans the same power of two
   void merge(const IntHistogram& o);
   int64_t bin_lo(size_t b) const;  // first value of bin b
+};
+
+// An IntHistogram's bins while a run fills them: four interleaved copies, so that a run of equal
+// values (a ReLU layer's zeros) does not wait on its own increments, with the values below and
+// above the range as two more bins, so no branch picks the bin. flush() adds them to the
+// histogram and starts again from zero.
+class BinCounter {
+ public:
+  BinCounter() = default;
+  explicit BinCounter(const IntHistogram& h);
+  void add(int64_t v, size_t copy) {
+    size_t bin;
+    if (shift_ >= 0) {
+      // lo - 1 lands in bin 0 (below), hi in bins + 1 (above): (v' - lo) >> shift is -1 or bins.
+      bin = size_t(1 + ((std::clamp(v, lo_ - 1, hi_) - lo_) >> shift_));
+    } else {
+      bin = v < lo_ ? 0 : v >= hi_ ? bins_ + 1 : 1 + size_t(((v - lo_) * int64_t(bins_)) / (hi_ - lo_));
+    }
+    ++counts_[(copy & 3) * stride_ + bin];
+  }
+  // add(v[k], k) for k < n, with the bounds in registers (the increments could alias them).
+  template <typename T>
+  void add_all(const T* v, int n) {
+    if (shift_ < 0) {
+      for (int k = 0; k < n; ++k) add(v[k], size_t(k));
+      return;
+    }
+    const int64_t lo = lo_, below = lo_ - 1, hi = hi_;
+    const int sh = shift_;
+    const size_t stride = stride_;
+    uint64_t* c = counts_.data();
+    for (int k = 0; k < n; ++k) ++c[size_t(k & 3) * stride + size_t(1 + ((std::clamp(int64_t(v[k]), below, hi) - lo) >> sh))];
+  }
+  void flush(IntHistogram& h);
+
+ private:
+  int64_t lo_ = 0, hi_ = 1;
+  int shift_ = -1;
+  size_t bins_ = 0, stride_ = 0;
+  std::vector<uint64_t> counts_;
 };
 
 // Everything the instruments of one layer have accumulated (over any number of runs).
@@ -153,24 +194,48 @@ class LayerInstruments {
   void set_trace(TraceBuffer* trace) { trace_ = trace; }
   const InstrumentSelection& selection() const { return what_; }
   const OutputMap& map() const { return map_; }
-  const LayerObservation& observation() const { return obs_; }
-  LayerObservation& observation() { return obs_; }
+  // What was observed so far (the histograms' pending counts are added first).
+  const LayerObservation& observation() const {
+    flush();
+    return obs_;
+  }
+  LayerObservation& observation() {
+    flush();
+    return obs_;
+  }
   uint32_t layer() const { return layer_; }
   int64_t qmin() const { return qmin_; }
   int64_t qmax() const { return qmax_; }
 
  private:
-  // Where a lane of the output region goes: element of one image (C*H*W order), its channel
-  // and the batch position; e < 0 for padding lanes.
-  struct LaneTarget {
-    int32_t e = -1, ch = 0, image = 0;
-  };
-  // Records one stored element row: `n` lanes with their targets, values before the cast,
-  // outputs and overflow flags.
-  void record_row(const LaneTarget* t, const int64_t* pre, const int64_t* out, const uint8_t* overflow, int n);
-  std::vector<LaneTarget> row_targets_;  // one stored element row (scratch)
-  std::vector<int64_t> row_pre_, row_out_;  // one stored element row (scratch)
-  std::vector<uint8_t> row_overflow_;
+  // Records `n` consecutive real channels of one stored element row of image `image`: values
+  // before the cast, outputs and overflow flags; channel j is element e0 + j * H*W of the image.
+  // T is the accumulator's type (a 32-bit row is twice as many lanes per vector).
+  template <typename T>
+  void record_lanes(const T* pre, const T* out, const T* overflow, int n, int64_t e0, int64_t ch0,
+                    int64_t image, size_t zero_slot);
+  // Adds the pending counts (pre-cast bins, output values) to the observation.
+  void flush() const;
+  template <typename Acc>
+  void on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped);
+  template <typename Acc, typename Out>
+  void on_store_rows(const Acc* acc, const Out* outbuf, const hw::Insn& insn);
+  mutable BinCounter pre_bins_;
+  // Output values counted exactly, one counter per value of the output type (4 interleaved
+  // copies, as BinCounter): the output histogram, zeros, min, max, sum and sum of squares all
+  // follow from them at flush, so a stored element costs one increment for all of them.
+  mutable std::vector<uint32_t> value_counts_;
+  mutable uint64_t pending_values_ = 0;  // increments since the last flush (flush before 2^32)
+  size_t value_span_ = 0;                // 2^out_bits
+  // Values before the cast counted exactly over the pre-cast histogram's range when it is small
+  // (outputs of up to 10 bits): slot 0 counts the values below it, slot span + 1 those above,
+  // whose extremes are kept apart (rare: an overflow by more than the guard bits).
+  mutable std::vector<uint32_t> pre_counts_;
+  // The zero map while a run fills it, in the output's blocked order ([C/BLOCK][H*W][BLOCK]) so
+  // that one stored row's channels are neighbours; flush() adds it to the C*H*W map.
+  mutable std::vector<uint32_t> pending_zeros_;
+  size_t pre_span_ = 0;
+  mutable int64_t outside_min_ = INT64_MAX, outside_max_ = INT64_MIN;
 
   uint32_t layer_;
   OutputMap map_;
@@ -182,14 +247,27 @@ class LayerInstruments {
   int64_t valid_images_ = INT64_MAX;
   int64_t image_elems_;  // C*H*W
   int64_t plane_;        // H*W
-  // Per accumulator lane: the value entering the last MIN, and flags (bit 0: a MIN saw it,
-  // bit 1: a clip at the type's bound changed it).
-  std::vector<int64_t> pre_;
-  std::vector<uint8_t> flags_;
-  std::vector<int> lane_row_, lane_channel_;  // per lane: batch row and channel in the block
+  // Per accumulator lane: the value entering the last MIN and flags (kSeen: a MIN saw it,
+  // kClipped: a clip at the type's bound changed it), both in the accumulator's own type so the
+  // loops over lanes are one width and vectorize; and one stored element row (scratch).
+  template <typename Acc>
+  struct LaneState {
+    std::vector<Acc> pre, flags;
+    std::vector<Acc> row_pre, row_out, row_overflow;
+  };
+  LaneState<int32_t> lanes32_;
+  LaneState<int64_t> lanes64_;
+  template <typename Acc>
+  LaneState<Acc>& lane_state() {
+    if constexpr (sizeof(Acc) == 4) {
+      return lanes32_;
+    } else {
+      return lanes64_;
+    }
+  }
   bool per_element_ = false;  // some selected instrument looks at every element, not only overflows
   static constexpr uint8_t kSeen = 1, kClipped = 2;
-  LayerObservation obs_;
+  mutable LayerObservation obs_;
 };
 
 }  // namespace tauvta::sim
