@@ -126,19 +126,21 @@ LayerInstruments::LayerInstruments(const hw::HwConfig& config, uint32_t layer, O
   } else if (what_.histogram) {
     pre_bins_ = BinCounter(obs_.pre_cast);
   }
-  if (what_.histogram || what_.sparsity || what_.stats) {
-    if (bits > 16) {
-      throw Error(fmt::format("instruments: histograms, sparsity and stats observe outputs of at most 16 bits, not {}", bits));
-    }
+  // Up to 10 bits the table of per-value counts stays in the L1 cache; wider outputs (W16's
+  // values spread over 64K) are summed and binned as they come instead.
+  if ((what_.histogram || what_.sparsity || what_.stats) && bits <= 10) {
     value_span_ = size_t(1) << bits;
-    value_counts_.assign(4 * value_span_, 0);
+    value_counts_.assign(kValueCopies * value_span_, 0);
+  } else if (what_.histogram) {
+    out_bins_ = BinCounter(obs_.output);
   }
   if (what_.sparsity) pending_zeros_.assign(size_t((map_.c + map_.block - 1) / map_.block * plane_ * map_.block), 0);
 }
 
 void LayerInstruments::flush() const {
   pre_bins_.flush(obs_.pre_cast);
-  if (pending_values_ == 0) return;
+  out_bins_.flush(obs_.output);
+  if (pending_values_ == 0) return;  // nothing recorded since the last flush
   pending_values_ = 0;
   if (!pending_zeros_.empty()) {
     const int64_t blocks = (map_.c + map_.block - 1) / map_.block;
@@ -154,7 +156,7 @@ void LayerInstruments::flush() const {
   const int64_t zt = settings_.zero_threshold;
   for (size_t i = 0; i < value_span_; ++i) {
     uint64_t n = 0;
-    for (size_t c = 0; c < 4; ++c) {
+    for (size_t c = 0; c < kValueCopies; ++c) {
       n += value_counts_[c * value_span_ + i];
       value_counts_[c * value_span_ + i] = 0;
     }
@@ -165,7 +167,7 @@ void LayerInstruments::flush() const {
     obs_.out_sum += v * int64_t(n);
     obs_.out_sumsq += v * v * int64_t(n);
     if ((v < 0 ? -v : v) <= zt) obs_.zeros += n;
-    obs_.output.add(v, n);
+    if (what_.histogram) obs_.output.add(v, n);
   }
   if (pre_counts_.empty()) return;
   const size_t stride = pre_span_ + 2;
@@ -240,12 +242,30 @@ void LayerInstruments::record_lanes(const T* pre, const T* out, const T* overflo
   // Only what the selection asks for: the overflow instrument alone (the tuner's) does the least.
   // Every lane here is real, so the loops are straight lines the compiler vectorizes.
   obs_.elements += uint64_t(n);
+  pending_values_ += uint64_t(n);  // an upper bound on every pending 32-bit counter
   if (!value_counts_.empty()) {
     // The mask keeps the index in the table whatever the lane holds (it holds an output value).
     uint32_t* counts = value_counts_.data();
     const size_t span = value_span_, mask = span - 1;
-    for (int k = 0; k < n; ++k) ++counts[size_t(k & 3) * span + (size_t(int64_t(out[k]) - qmin_) & mask)];
-    pending_values_ += uint64_t(n);
+    for (int k = 0; k < n; ++k) ++counts[size_t(k & (kValueCopies - 1)) * span + (size_t(int64_t(out[k]) - qmin_) & mask)];
+  } else if (what_.stats || what_.histogram || what_.sparsity) {
+    int64_t out_min = obs_.out_min, out_max = obs_.out_max, sum = 0, sumsq = 0;
+    uint64_t zeros = 0;
+    const int64_t zt = settings_.zero_threshold;
+    for (int k = 0; k < n; ++k) {
+      const int64_t o = int64_t(out[k]);
+      out_min = std::min(out_min, o);
+      out_max = std::max(out_max, o);
+      sum += o;
+      sumsq += o * o;
+      zeros += uint64_t((o < 0 ? -o : o) <= zt);
+    }
+    obs_.out_min = out_min;
+    obs_.out_max = out_max;
+    obs_.out_sum += sum;
+    obs_.out_sumsq += sumsq;
+    obs_.zeros += zeros;
+    if (what_.histogram) out_bins_.add_all(out, n);
   }
   if (!pre_counts_.empty()) {
     uint32_t* counts = pre_counts_.data();

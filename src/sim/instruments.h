@@ -220,13 +220,14 @@ class LayerInstruments {
   void on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped);
   template <typename Acc, typename Out>
   void on_store_rows(const Acc* acc, const Out* outbuf, const hw::Insn& insn);
-  mutable BinCounter pre_bins_;
-  // Output values counted exactly, one counter per value of the output type (4 interleaved
+  mutable BinCounter pre_bins_, out_bins_;  // outputs wider than 10 bits: binned, not counted per value
+  // Output values counted exactly, one counter per value of the output type (interleaved
   // copies, as BinCounter): the output histogram, zeros, min, max, sum and sum of squares all
   // follow from them at flush, so a stored element costs one increment for all of them.
+  static constexpr size_t kValueCopies = 4;
   mutable std::vector<uint32_t> value_counts_;
   mutable uint64_t pending_values_ = 0;  // increments since the last flush (flush before 2^32)
-  size_t value_span_ = 0;                // 2^out_bits
+  size_t value_span_ = 0;                // 2^out_bits (0: outputs too wide to count per value)
   // Values before the cast counted exactly over the pre-cast histogram's range when it is small
   // (outputs of up to 10 bits): slot 0 counts the values below it, slot span + 1 those above,
   // whose extremes are kept apart (rare: an overflow by more than the guard bits).
