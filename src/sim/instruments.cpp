@@ -237,22 +237,21 @@ void LayerInstruments::on_clip(const OnChipMemory& m, const LoopNest& l, hw::Alu
 }
 
 template <typename T>
-void LayerInstruments::record_lanes(const T* pre, const T* out, const T* overflow, int n, int64_t e0,
-                                    int64_t ch0, int64_t image, size_t zero_slot) {
-  // Only what the selection asks for: the overflow instrument alone (the tuner's) does the least.
-  // Every lane here is real, so the loops are straight lines the compiler vectorizes.
+void LayerInstruments::count_values(const T* pre, const T* out, size_t n) {
+  // Only what the selection asks for. Every lane here is real and where it sits does not matter,
+  // so the loops are straight lines over however many lanes the caller has.
   obs_.elements += uint64_t(n);
   pending_values_ += uint64_t(n);  // an upper bound on every pending 32-bit counter
   if (!value_counts_.empty()) {
     // The mask keeps the index in the table whatever the lane holds (it holds an output value).
     uint32_t* counts = value_counts_.data();
     const size_t span = value_span_, mask = span - 1;
-    for (int k = 0; k < n; ++k) ++counts[size_t(k & (kValueCopies - 1)) * span + (size_t(int64_t(out[k]) - qmin_) & mask)];
+    for (size_t k = 0; k < n; ++k) ++counts[size_t(k & (kValueCopies - 1)) * span + (size_t(int64_t(out[k]) - qmin_) & mask)];
   } else if (what_.stats || what_.histogram || what_.sparsity) {
     int64_t out_min = obs_.out_min, out_max = obs_.out_max, sum = 0, sumsq = 0;
     uint64_t zeros = 0;
     const int64_t zt = settings_.zero_threshold;
-    for (int k = 0; k < n; ++k) {
+    for (size_t k = 0; k < n; ++k) {
       const int64_t o = int64_t(out[k]);
       out_min = std::min(out_min, o);
       out_max = std::max(out_max, o);
@@ -271,7 +270,7 @@ void LayerInstruments::record_lanes(const T* pre, const T* out, const T* overflo
     uint32_t* counts = pre_counts_.data();
     const size_t stride = pre_span_ + 2;
     const int64_t below = obs_.pre_cast.lo - 1, above = obs_.pre_cast.hi;
-    for (int k = 0; k < n; ++k) {
+    for (size_t k = 0; k < n; ++k) {
       const int64_t v = int64_t(pre[k]), c = std::clamp(v, below, above);
       ++counts[size_t(k & 3) * stride + size_t(c - below)];
       if (c == below || c == above) {  // outside the range: keep the extremes themselves
@@ -281,7 +280,7 @@ void LayerInstruments::record_lanes(const T* pre, const T* out, const T* overflo
     }
   } else if (what_.stats || what_.histogram) {
     int64_t pre_min = obs_.pre_min, pre_max = obs_.pre_max;
-    for (int k = 0; k < n; ++k) {
+    for (size_t k = 0; k < n; ++k) {
       pre_min = std::min(pre_min, int64_t(pre[k]));
       pre_max = std::max(pre_max, int64_t(pre[k]));
     }
@@ -289,15 +288,22 @@ void LayerInstruments::record_lanes(const T* pre, const T* out, const T* overflo
     obs_.pre_max = pre_max;
     if (what_.histogram) pre_bins_.add_all(pre, n);
   }
+}
+
+template <typename T>
+void LayerInstruments::add_zeros(const T* out, int n, size_t zero_slot) {
+  const int64_t zt = settings_.zero_threshold;
+  uint32_t* zmap = pending_zeros_.data() + zero_slot;
+  for (int k = 0; k < n; ++k) zmap[k] += uint32_t((out[k] < 0 ? -int64_t(out[k]) : int64_t(out[k])) <= zt);
+}
+
+template <typename T>
+void LayerInstruments::record_overflows(const T* pre, const T* out, const T* overflow, int n, int64_t e0, int64_t ch0,
+                                        int64_t image) {
   T any_overflow = 0;
   for (int k = 0; k < n; ++k) any_overflow |= overflow[k];
   if (any_overflow && !(what_.stats || what_.histogram)) {
     for (int k = 0; k < n; ++k) obs_.pre_max = std::max(obs_.pre_max, int64_t(pre[k]));  // for the tuner's report
-  }
-  if (what_.sparsity) {
-    const int64_t zt = settings_.zero_threshold;
-    uint32_t* zmap = pending_zeros_.data() + zero_slot;
-    for (int k = 0; k < n; ++k) zmap[k] += uint32_t((out[k] < 0 ? -int64_t(out[k]) : int64_t(out[k])) <= zt);
   }
   if (!any_overflow && !(what_.trace && trace_ != nullptr)) return;
   for (int k = 0; k < n; ++k) {
@@ -357,12 +363,60 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
   const int64_t blocks = (map_.c + map_.block - 1) / map_.block;
   const int up = int(8 * sizeof(Acc)) - out_bits;
   LaneState<Acc>& st = lane_state<Acc>();
+  const uint64_t first = map_.first_elem, end = map_.first_elem + map_.elems;
+  if (insn.y_size == 0 || insn.x_size == 0) return;
+  // The common case in one pass: every element of the STORE is in this layer's output and every
+  // lane is real (channels a multiple of the block, every batch row a valid image), no trace:
+  // the cast and the counts run over the STORE's lanes at once (its SRAM rows are consecutive).
+  const uint64_t e_first = insn.dram_base, e_last = uint64_t(insn.dram_base) + uint64_t(insn.y_size - 1) * insn.x_stride + insn.x_size - 1;
+  if (per_element_ && !what_.trace && map_.c % map_.block == 0 && e_first >= first && e_last < end &&
+      (int64_t(e_last - first) / (plane_ * blocks) + 1) * map_.batch <= std::min<int64_t>(map_.n, valid_images_)) {
+    const size_t rows_total = size_t(insn.y_size) * insn.x_size, total = rows_total * size_t(lanes);
+    if (st.row_pre.size() < total) {
+      st.row_pre.resize(total);
+      st.row_out.resize(total);
+      st.row_overflow.resize(total);
+    }
+    const size_t s0 = size_t(insn.sram_base) * size_t(lanes);
+    const Acc any = cast_lanes<Acc, Out>(acc + s0, outbuf + s0, st.flags.data() + s0, st.pre.data() + s0, st.row_pre.data(),
+                                         st.row_out.data(), st.row_overflow.data(), int(total), up);
+    count_values(st.row_pre.data(), st.row_out.data(), total);
+    if (!what_.sparsity && !any) return;
+    for (uint32_t y = 0; y < insn.y_size; ++y) {
+      const int64_t rel = int64_t(uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride - first);
+      int64_t xy = rel % plane_, cb = (rel / plane_) % blocks, nb = rel / (plane_ * blocks);
+      for (uint32_t x = 0; x < insn.x_size; ++x) {
+        const size_t k0 = (size_t(y) * insn.x_size + x) * size_t(lanes);
+        for (int r = 0; r < map_.batch; ++r) {
+          const size_t k = k0 + size_t(r * map_.block);
+          if (what_.sparsity) add_zeros(st.row_out.data() + k, map_.block, size_t((cb * plane_ + xy) * map_.block));
+          if (any) {
+            record_overflows(st.row_pre.data() + k, st.row_out.data() + k, st.row_overflow.data() + k, map_.block,
+                             cb * map_.block * plane_ + xy, cb * map_.block, nb * map_.batch + r);
+          }
+        }
+        if (++xy == plane_) {
+          xy = 0;
+          if (++cb == blocks) {
+            cb = 0;
+            ++nb;
+          }
+        }
+      }
+    }
+    return;
+  }
+  // Element by element: the rows' real lanes, the elements in the output, and their positions.
+  if (st.row_pre.size() < size_t(lanes)) {
+    st.row_pre.resize(size_t(lanes));
+    st.row_out.resize(size_t(lanes));
+    st.row_overflow.resize(size_t(lanes));
+  }
   // Raw pointers in registers: the lane stores could otherwise alias the vectors' pointers.
   Acc* pr = st.row_pre.data();
   Acc* ou = st.row_out.data();
   Acc* ov_flags = st.row_overflow.data();
   static_assert(kSeen == 1 && kClipped == 2, "cast_lanes reads the flags as bits 0 and 1");
-  const uint64_t first = map_.first_elem, end = map_.first_elem + map_.elems;
   for (uint32_t y = 0; y < insn.y_size; ++y) {
     // This row's elements in the layer's output: x in [x_lo, x_hi), consecutive in DRAM.
     const uint64_t row = uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride;
@@ -389,8 +443,9 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
         const int64_t e0 = cb * map_.block * plane_ + xy;
         for (int64_t r = 0; r < rows; ++r) {
           const size_t k0 = size_t(r * map_.block);
-          record_lanes(pr + k0, ou + k0, ov_flags + k0, int(chans), e0, cb * map_.block, nb * map_.batch + r,
-                       size_t((cb * plane_ + xy) * map_.block));
+          count_values(pr + k0, ou + k0, size_t(chans));
+          if (what_.sparsity) add_zeros(ou + k0, int(chans), size_t((cb * plane_ + xy) * map_.block));
+          record_overflows(pr + k0, ou + k0, ov_flags + k0, int(chans), e0, cb * map_.block, nb * map_.batch + r);
         }
       } else {  // the overflow instrument alone and nothing overflowed
         obs_.elements += uint64_t(rows * chans);

@@ -208,12 +208,17 @@ class LayerInstruments {
   int64_t qmax() const { return qmax_; }
 
  private:
-  // Records `n` consecutive real channels of one stored element row of image `image`: values
-  // before the cast, outputs and overflow flags; channel j is element e0 + j * H*W of the image.
-  // T is the accumulator's type (a 32-bit row is twice as many lanes per vector).
+  // What `n` real lanes add to the counts that do not depend on where a lane sits (elements,
+  // per-value counts, stats, histograms). T is the accumulator's type.
   template <typename T>
-  void record_lanes(const T* pre, const T* out, const T* overflow, int n, int64_t e0, int64_t ch0,
-                    int64_t image, size_t zero_slot);
+  void count_values(const T* pre, const T* out, size_t n);
+  // `n` consecutive real channels of one stored element row of image `image` (channel j is
+  // element e0 + j * H*W of the image): zeros at the pending zero map's `zero_slot`, and
+  // overflows (map, channel counts, trace events).
+  template <typename T>
+  void add_zeros(const T* out, int n, size_t zero_slot);
+  template <typename T>
+  void record_overflows(const T* pre, const T* out, const T* overflow, int n, int64_t e0, int64_t ch0, int64_t image);
   // Adds the pending counts (pre-cast bins, output values) to the observation.
   void flush() const;
   template <typename Acc>
