@@ -303,10 +303,7 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
       net.layers.push_back(std::move(l));
     }
     for (const json& name : m.at("cpu_parts")) {
-      const graph::Node* node = nullptr;
-      for (const graph::Node& n : net.graph.nodes) {
-        if (n.name == name.get<std::string>()) node = &n;
-      }
+      const graph::Node* node = net.graph.node(name.get<std::string>());
       if (!node) throw Error(fmt::format("{}: corrupted artifact: CPU layer '{}' is not in the graph", source, name.get<std::string>()));
       net.cpu_parts.push_back(cpu_part_graph(net.graph, *node));
     }

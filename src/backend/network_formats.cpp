@@ -12,9 +12,7 @@ namespace tauvta::backend {
 namespace {
 
 const graph::Node& node_named(const graph::Graph& g, const std::string& name) {
-  for (const graph::Node& n : g.nodes) {
-    if (n.name == name) return n;
-  }
+  if (const graph::Node* n = g.node(name)) return *n;
   throw InternalError(fmt::format("no node '{}' in the quantized graph", name));
 }
 
@@ -36,19 +34,6 @@ std::vector<lower::RequantValues> layer_values(const CompiledNetwork& net, const
     cl.spec.add = *f;
   }
   return lower::conv_requant_values(c, cl.spec);
-}
-
-bool same_values(const std::vector<lower::RequantValues>& a, const std::vector<lower::RequantValues>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const lower::RequantValues &x = a[i], &y = b[i];
-    if (x.rv.packed != y.rv.packed || x.rv.imm_adds != y.rv.imm_adds || x.rv.imm_shifts != y.rv.imm_shifts ||
-        x.rv.imm_only != y.rv.imm_only || x.rv.pieces != y.rv.pieces || x.bias_add != y.bias_add ||
-        x.clip_min != y.clip_min || x.clip_max != y.clip_max || x.shl != y.shl || x.scale_tile != y.scale_tile) {
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace
@@ -111,7 +96,7 @@ FormatPatch set_formats(CompiledNetwork& net, const std::map<std::string, int>& 
     if (l.program_layer < 0) continue;  // a view
     const std::vector<lower::RequantValues> now = layer_values(net, net.graph, l);
     const std::vector<lower::RequantValues> next = layer_values(net, q.graph, l);
-    if (same_values(now, next)) continue;
+    if (now == next) continue;
     if (next.empty()) {
       throw Error(fmt::format("layer '{}' ({}): its arithmetic changes at these formats and it has no patch sites; "
                               "compile the model with these formats", l.name, l.op));

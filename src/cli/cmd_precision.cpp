@@ -75,9 +75,7 @@ void run_show(const PrecisionShowArgs& a) {
 std::string format_key(const backend::CompiledNetwork& net, const std::map<std::string, int>& formats, const std::string& name) {
   if (formats.count(name)) return name;
   std::vector<std::string> outputs;
-  for (const graph::Node& n : net.graph.nodes) {
-    if (n.name == name) outputs = n.outputs;
-  }
+  if (const graph::Node* n = net.graph.node(name)) outputs = n->outputs;
   if (outputs.empty()) {
     const int64_t l = backend::find_network_layer(net, name);
     if (l >= 0) outputs = net.layers[size_t(l)].outputs;

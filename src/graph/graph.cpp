@@ -72,6 +72,13 @@ const std::string& Node::input(size_t i) const {
   return i < inputs.size() ? inputs[i] : kNone;
 }
 
+const Node* Graph::node(const std::string& node_name) const {
+  for (const Node& n : nodes) {
+    if (n.name == node_name) return &n;
+  }
+  return nullptr;
+}
+
 const Node* Graph::producer(const std::string& value) const {
   for (const Node& n : nodes) {
     for (const std::string& o : n.outputs) {

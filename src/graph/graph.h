@@ -61,6 +61,7 @@ struct Graph {
   std::map<std::string, Tensor> initializers;
   std::map<std::string, ValueInfo> values;  // graph inputs/outputs and every inferred value
 
+  const Node* node(const std::string& node_name) const;  // the node named so, or nullptr
   const Node* producer(const std::string& value) const;  // nullptr for inputs and initializers
   std::vector<const Node*> consumers(const std::string& value) const;
   bool is_initializer(const std::string& value) const { return initializers.count(value) != 0; }

@@ -169,8 +169,8 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
     if (!arv.packed.empty()) throw InternalError("fused add requantization with vectors");
     pb.record_const(1, ConstRole::kScaleTile, ident, uint64_t(c.wgt_elem_bytes()));
   }
-  const std::function<void(int, int)> record_conv = [&](int role, int piece) { pb.record_imm(0, ImmRole(role), piece); };
-  const std::function<void(int, int)> record_add = [&](int role, int piece) { pb.record_imm(1, ImmRole(role), piece); };
+  const std::function<void(ImmRole, int)> record_conv = [&](ImmRole role, int piece) { pb.record_imm(0, role, piece); };
+  const std::function<void(ImmRole, int)> record_add = [&](ImmRole role, int piece) { pb.record_imm(1, role, piece); };
 
   NestKernelMemo kernels(c, pb.device().layout());
   const int64_t KK = g.kh * g.kw, H = w.height, W = w.width, OH = g.oh, OW = g.ow;

@@ -16,7 +16,6 @@ namespace tauvta::lower {
 
 struct Program;
 
-enum class ImmRole : uint8_t { kAdd = 0, kShr = 1, kMin = 2, kMax = 3, kShl = 4 };
 enum class ConstRole : uint8_t { kVectors = 0, kScaleTile = 1 };
 
 struct ImmSite {
@@ -45,6 +44,7 @@ struct RequantValues {
   int64_t clip_min = 0, clip_max = 0;
   std::vector<int64_t> shl;        // a fused add's left-shift SHR pieces (negative amounts)
   std::vector<uint8_t> scale_tile; // a fused add's identity tile (empty: none)
+  bool operator==(const RequantValues&) const = default;
 };
 
 // Rewrites layer `layer`'s immediates and constants to `values` (indexed by requant). Throws

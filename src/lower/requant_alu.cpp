@@ -89,7 +89,7 @@ void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const Requ
                   uint32_t acc_base, const std::vector<NestDim>& dims, uint32_t ch0,
                   uint32_t vec_stride, int channel_dim, bool bias_add, int64_t clip_min,
                   int64_t clip_max, NestKernelMemo* memo,
-                  const std::function<void(int role, int piece)>* record) {
+                  const std::function<void(ImmRole role, int piece)>* record) {
   using runtime::UopKind;
   // A vector operand: src walks the channel blocks, broadcast over everything else.
   std::vector<NestDim> vector_dims = dims, imm_dims = dims;
@@ -110,23 +110,23 @@ void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const Requ
   } else {
     own = runtime::encode_kernel(make_nest_kernel(c, UopKind::kAlu, acc_base, 0, 0, imm_dims), cb.device().layout());
   }
-  auto alu_imm = [&](hw::AluOp op, int64_t imm, int role, int piece) {
+  auto alu_imm = [&](hw::AluOp op, int64_t imm, ImmRole role, int piece) {
     cb.alu(*imm_kernel, op, true, int32_t(imm));
     if (record) (*record)(role, piece);
   };
   if (rv.imm_only) {
-    for (size_t i = 0; i < rv.imm_adds.size(); ++i) alu_imm(hw::AluOp::kAdd, rv.imm_adds[i], 0, int(i));
-    if (bias_add && rv.imm_adds.empty()) alu_imm(hw::AluOp::kAdd, 0, 0, 0);
+    for (size_t i = 0; i < rv.imm_adds.size(); ++i) alu_imm(hw::AluOp::kAdd, rv.imm_adds[i], ImmRole::kAdd, int(i));
+    if (bias_add && rv.imm_adds.empty()) alu_imm(hw::AluOp::kAdd, 0, ImmRole::kAdd, 0);
   } else if (bias_add) {
     alu(ch0, vector_dims, hw::AluOp::kAdd, false, 0);
   }
   if (rv.pieces == 0) {
-    for (size_t i = 0; i < rv.imm_shifts.size(); ++i) alu_imm(hw::AluOp::kShr, rv.imm_shifts[i], 1, int(i));
+    for (size_t i = 0; i < rv.imm_shifts.size(); ++i) alu_imm(hw::AluOp::kShr, rv.imm_shifts[i], ImmRole::kShr, int(i));
   } else {
     for (int64_t p = 1; p <= rv.pieces; ++p) alu(uint32_t(p) * vec_stride + ch0, vector_dims, hw::AluOp::kShr, false, 0);
   }
-  alu_imm(hw::AluOp::kMin, clip_max, 2, 0);
-  alu_imm(hw::AluOp::kMax, clip_min, 3, 0);
+  alu_imm(hw::AluOp::kMin, clip_max, ImmRole::kMin, 0);
+  alu_imm(hw::AluOp::kMax, clip_min, ImmRole::kMax, 0);
 }
 
 }  // namespace tauvta::lower

@@ -31,9 +31,14 @@ struct RequantVectors {
   std::vector<uint8_t> packed;      // (1 + pieces) vectors of `blocks` ACC elements (empty if imm_only)
   // Per-channel vectors the accumulators hold: 0 (imm_only) or 1 + pieces.
   int64_t acc_vectors() const { return imm_only ? 0 : 1 + pieces; }
+  bool operator==(const RequantVectors&) const = default;
 };
 
 inline constexpr int kMaxImmAdds = 4;
+
+// What an immediate of a requantization does (its patch-site role, lower/patch_sites.h): the
+// rounding/bias ADDs, the SHR pieces, the clip's MIN and MAX, and a fused add's left shift.
+enum class ImmRole : uint8_t { kAdd = 0, kShr = 1, kMin = 2, kMax = 3, kShl = 4 };
 
 // `bias` may be empty (zeros); `shifts` has one entry per channel.
 RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>& bias,
@@ -44,12 +49,13 @@ std::vector<int64_t> shift_pieces(const hw::HwConfig& c, int64_t shift);
 
 // Emits the sequence over the accumulator tile nest `dims` (destination factors only) at
 // `acc_base` (kernels from `memo` when given). `record`, when given, is told after each
-// immediate instruction its role (lower::ImmRole: 0 ADD, 1 SHR, 2 MIN, 3 MAX) and piece. Vector k of the per-channel data starts at ACC index k * vec_stride; the tile's
+// immediate instruction its role and piece. Vector k of the per-channel data starts at ACC index
+// k * vec_stride; the tile's
 // channel blocks start at `ch0` and advance along dims[channel_dim] (-1: one block for all).
 void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const RequantVectors& rv,
                   uint32_t acc_base, const std::vector<NestDim>& dims, uint32_t ch0,
                   uint32_t vec_stride, int channel_dim, bool bias_add, int64_t clip_min,
                   int64_t clip_max, NestKernelMemo* memo = nullptr,
-                  const std::function<void(int role, int piece)>* record = nullptr);
+                  const std::function<void(ImmRole role, int piece)>* record = nullptr);
 
 }  // namespace tauvta::lower
