@@ -24,8 +24,6 @@ IntHistogram::IntHistogram(int64_t lo_, int64_t hi_, int bins) : lo(lo_), hi(hi_
     throw Error(fmt::format("histogram: {} bins over [{}, {}) is not a range", bins, lo_, hi_));
   }
   counts.assign(size_t(bins), 0);
-  const int64_t span = hi_ - lo_;
-  if (span % bins == 0 && std::has_single_bit(uint64_t(span / bins))) shift = std::countr_zero(uint64_t(span / bins));
 }
 
 void IntHistogram::merge(const IntHistogram& o) {
@@ -43,20 +41,14 @@ int64_t IntHistogram::bin_lo(size_t b) const {
   return lo + (int64_t(b) * span + n - 1) / n;
 }
 
-BinCounter::BinCounter(const IntHistogram& h)
-    : lo_(h.lo), hi_(h.hi), shift_(h.shift), bins_(h.counts.size()), stride_(h.counts.size() + 2) {
+BinCounter::BinCounter(int64_t lo, int64_t hi, size_t bins) : lo_(lo), hi_(hi), bins_(bins), stride_(bins + 2) {
+  const uint64_t span = uint64_t(hi - lo);
+  if (span % bins == 0 && std::has_single_bit(span / bins)) shift_ = std::countr_zero(span / bins);
   counts_.assign(4 * stride_, 0);
 }
 
 void BinCounter::flush(IntHistogram& h) {
-  if (counts_.empty()) return;
-  for (size_t c = 0; c < 4; ++c) {
-    uint64_t* b = counts_.data() + c * stride_;
-    h.below += b[0];
-    for (size_t i = 0; i < bins_; ++i) h.counts[i] += b[i + 1];
-    h.above += b[bins_ + 1];
-    std::fill(b, b + stride_, uint64_t(0));
-  }
+  drain([&](size_t slot, uint64_t n) { (slot == 0 ? h.below : slot == bins_ + 1 ? h.above : h.counts[slot - 1]) += n; });
 }
 
 double LayerObservation::stddev() const {
@@ -119,27 +111,23 @@ LayerInstruments::LayerInstruments(const hw::HwConfig& config, uint32_t layer, O
   const int g = settings_.histogram_guard_bits;
   obs_.pre_cast = IntHistogram(qmin_ * (int64_t(1) << g), (qmax_ + 1) * (int64_t(1) << g), settings_.histogram_bins);
   obs_.output = IntHistogram(qmin_, qmax_ + 1, std::min<int64_t>(settings_.histogram_bins, qmax_ - qmin_ + 1));
-  const uint64_t pre_span = uint64_t(obs_.pre_cast.hi - obs_.pre_cast.lo);
-  if ((what_.histogram || what_.stats) && pre_span <= (uint64_t(1) << 14)) {
-    pre_span_ = size_t(pre_span);
-    pre_counts_.assign(4 * (pre_span_ + 2), 0);
+  const int64_t pre_span = obs_.pre_cast.hi - obs_.pre_cast.lo;
+  if ((what_.histogram || what_.stats) && pre_span <= (int64_t(1) << 14)) {
+    pre_exact_ = true;
+    pre_counts_ = BinCounter(obs_.pre_cast.lo, obs_.pre_cast.hi, size_t(pre_span));
   } else if (what_.histogram) {
-    pre_bins_ = BinCounter(obs_.pre_cast);
+    pre_counts_ = BinCounter(obs_.pre_cast);
   }
-  // Up to 10 bits the table of per-value counts stays in the L1 cache; wider outputs (W16's
-  // values spread over 64K) are summed and binned as they come instead.
   if ((what_.histogram || what_.sparsity || what_.stats) && bits <= 10) {
-    value_span_ = size_t(1) << bits;
-    value_counts_.assign(kValueCopies * value_span_, 0);
+    out_exact_ = true;
+    out_counts_ = BinCounter(qmin_, qmax_ + 1, size_t(qmax_ - qmin_ + 1));
   } else if (what_.histogram) {
-    out_bins_ = BinCounter(obs_.output);
+    out_counts_ = BinCounter(obs_.output);
   }
   if (what_.sparsity) pending_zeros_.assign(size_t((map_.c + map_.block - 1) / map_.block * plane_ * map_.block), 0);
 }
 
 void LayerInstruments::flush() const {
-  pre_bins_.flush(obs_.pre_cast);
-  out_bins_.flush(obs_.output);
   if (pending_values_ == 0) return;  // nothing recorded since the last flush
   pending_values_ = 0;
   if (!pending_zeros_.empty()) {
@@ -153,44 +141,40 @@ void LayerInstruments::flush() const {
       }
     }
   }
-  const int64_t zt = settings_.zero_threshold;
-  for (size_t i = 0; i < value_span_; ++i) {
-    uint64_t n = 0;
-    for (size_t c = 0; c < kValueCopies; ++c) {
-      n += value_counts_[c * value_span_ + i];
-      value_counts_[c * value_span_ + i] = 0;
-    }
-    if (n == 0) continue;
-    const int64_t v = qmin_ + int64_t(i);
-    obs_.out_min = std::min(obs_.out_min, v);
-    obs_.out_max = std::max(obs_.out_max, v);
-    obs_.out_sum += v * int64_t(n);
-    obs_.out_sumsq += v * v * int64_t(n);
-    if ((v < 0 ? -v : v) <= zt) obs_.zeros += n;
-    if (what_.histogram) obs_.output.add(v, n);
+  if (out_exact_) {
+    const int64_t zt = settings_.zero_threshold;
+    out_counts_.drain([&](size_t slot, uint64_t n) {  // every output is in range: slot 1 + (v - qmin)
+      const int64_t v = qmin_ + int64_t(slot) - 1;
+      obs_.out_min = std::min(obs_.out_min, v);
+      obs_.out_max = std::max(obs_.out_max, v);
+      obs_.out_sum += v * int64_t(n);
+      obs_.out_sumsq += v * v * int64_t(n);
+      if ((v < 0 ? -v : v) <= zt) obs_.zeros += n;
+      if (what_.histogram) obs_.output.add(v, n);
+    });
+  } else if (!out_counts_.empty()) {
+    out_counts_.flush(obs_.output);
   }
-  if (pre_counts_.empty()) return;
-  const size_t stride = pre_span_ + 2;
-  IntHistogram& h = obs_.pre_cast;
-  for (size_t i = 0; i < stride; ++i) {
-    uint64_t n = 0;
-    for (size_t c = 0; c < 4; ++c) {
-      n += pre_counts_[c * stride + i];
-      pre_counts_[c * stride + i] = 0;
-    }
-    if (n == 0 || i == 0 || i == stride - 1) {
-      if (n != 0 && what_.histogram) (i == 0 ? h.below : h.above) += n;
-      continue;
-    }
-    const int64_t v = h.lo + int64_t(i) - 1;
-    obs_.pre_min = std::min(obs_.pre_min, v);
-    obs_.pre_max = std::max(obs_.pre_max, v);
-    if (what_.histogram) h.add(v, n);
+  if (pre_exact_) {
+    IntHistogram& h = obs_.pre_cast;
+    const size_t above = size_t(h.hi - h.lo) + 1;
+    pre_counts_.drain([&](size_t slot, uint64_t n) {
+      if (slot == 0 || slot == above) {  // their extremes were kept apart
+        if (what_.histogram) (slot == 0 ? h.below : h.above) += n;
+        return;
+      }
+      const int64_t v = h.lo + int64_t(slot) - 1;
+      obs_.pre_min = std::min(obs_.pre_min, v);
+      obs_.pre_max = std::max(obs_.pre_max, v);
+      if (what_.histogram) h.add(v, n);
+    });
+    obs_.pre_min = std::min(obs_.pre_min, outside_min_);
+    obs_.pre_max = std::max(obs_.pre_max, outside_max_);
+    outside_min_ = INT64_MAX;
+    outside_max_ = INT64_MIN;
+  } else if (!pre_counts_.empty()) {
+    pre_counts_.flush(obs_.pre_cast);
   }
-  obs_.pre_min = std::min(obs_.pre_min, outside_min_);
-  obs_.pre_max = std::max(obs_.pre_max, outside_max_);
-  outside_min_ = INT64_MAX;
-  outside_max_ = INT64_MIN;
 }
 
 template <typename Acc>
@@ -242,11 +226,8 @@ void LayerInstruments::count_values(const T* pre, const T* out, size_t n) {
   // so the loops are straight lines over however many lanes the caller has.
   obs_.elements += uint64_t(n);
   pending_values_ += uint64_t(n);  // an upper bound on every pending 32-bit counter
-  if (!value_counts_.empty()) {
-    // The mask keeps the index in the table whatever the lane holds (it holds an output value).
-    uint32_t* counts = value_counts_.data();
-    const size_t span = value_span_, mask = span - 1;
-    for (size_t k = 0; k < n; ++k) ++counts[size_t(k & (kValueCopies - 1)) * span + (size_t(int64_t(out[k]) - qmin_) & mask)];
+  if (out_exact_) {
+    out_counts_.add_all(out, n);
   } else if (what_.stats || what_.histogram || what_.sparsity) {
     int64_t out_min = obs_.out_min, out_max = obs_.out_max, sum = 0, sumsq = 0;
     uint64_t zeros = 0;
@@ -264,18 +245,17 @@ void LayerInstruments::count_values(const T* pre, const T* out, size_t n) {
     obs_.out_sum += sum;
     obs_.out_sumsq += sumsq;
     obs_.zeros += zeros;
-    if (what_.histogram) out_bins_.add_all(out, n);
+    if (what_.histogram) out_counts_.add_all(out, n);
   }
-  if (!pre_counts_.empty()) {
-    uint32_t* counts = pre_counts_.data();
-    const size_t stride = pre_span_ + 2;
-    const int64_t below = obs_.pre_cast.lo - 1, above = obs_.pre_cast.hi;
-    for (size_t k = 0; k < n; ++k) {
-      const int64_t v = int64_t(pre[k]), c = std::clamp(v, below, above);
-      ++counts[size_t(k & 3) * stride + size_t(c - below)];
-      if (c == below || c == above) {  // outside the range: keep the extremes themselves
-        outside_min_ = std::min(outside_min_, v);
-        outside_max_ = std::max(outside_max_, v);
+  if (pre_exact_) {
+    if (pre_counts_.add_all(pre, n)) {  // outside the range: keep the extremes themselves
+      const int64_t lo = obs_.pre_cast.lo, hi = obs_.pre_cast.hi;
+      for (size_t k = 0; k < n; ++k) {
+        const int64_t v = int64_t(pre[k]);
+        if (v < lo || v >= hi) {
+          outside_min_ = std::min(outside_min_, v);
+          outside_max_ = std::max(outside_max_, v);
+        }
       }
     }
   } else if (what_.stats || what_.histogram) {
@@ -286,7 +266,7 @@ void LayerInstruments::count_values(const T* pre, const T* out, size_t n) {
     }
     obs_.pre_min = pre_min;
     obs_.pre_max = pre_max;
-    if (what_.histogram) pre_bins_.add_all(pre, n);
+    if (what_.histogram) pre_counts_.add_all(pre, n);
   }
 }
 

@@ -95,56 +95,72 @@ struct IntHistogram {
       below += times;
     } else if (v >= hi) {
       above += times;
-    } else if (shift >= 0) {
-      counts[size_t((v - lo) >> shift)] += times;  // bins of 2^shift values: no division
     } else {
       // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
       counts[size_t(((v - lo) * int64_t(counts.size())) / (hi - lo))] += times;
     }
   }
-  int shift = -1;  // log2 of the bin width when every bin spans the same power of two
   void merge(const IntHistogram& o);
   int64_t bin_lo(size_t b) const;  // first value of bin b
 };
 
-// An IntHistogram's bins while a run fills them: four interleaved copies, so that a run of equal
-// values (a ReLU layer's zeros) does not wait on its own increments, with the values below and
-// above the range as two more bins, so no branch picks the bin. flush() adds them to the
-// histogram and starts again from zero.
+// Counts of integer values in `bins` equal bins over [lo, hi) while a run fills them, with the
+// values below and above the range as two more slots, so no branch picks the slot. With one
+// value per bin (bins == hi - lo) the counts are exact. Four interleaved copies, so that a run of
+// equal values (a ReLU layer's zeros) does not wait on its own increments. The counters are 32
+// bits: their owner drains them before 2^32 values have been added.
 class BinCounter {
  public:
   BinCounter() = default;
-  explicit BinCounter(const IntHistogram& h);
-  void add(int64_t v, size_t copy) {
-    size_t bin;
-    if (shift_ >= 0) {
-      // lo - 1 lands in bin 0 (below), hi in bins + 1 (above): (v' - lo) >> shift is -1 or bins.
-      bin = size_t(1 + ((std::clamp(v, lo_ - 1, hi_) - lo_) >> shift_));
-    } else {
-      bin = v < lo_ ? 0 : v >= hi_ ? bins_ + 1 : 1 + size_t(((v - lo_) * int64_t(bins_)) / (hi_ - lo_));
-    }
-    ++counts_[(copy & 3) * stride_ + bin];
-  }
-  // add(v[k], k) for k < n, with the bounds in registers (the increments could alias them).
+  BinCounter(int64_t lo, int64_t hi, size_t bins);
+  explicit BinCounter(const IntHistogram& h) : BinCounter(h.lo, h.hi, h.counts.size()) {}
+  bool empty() const { return counts_.empty(); }
+  // Adds v[k] for k < n; returns whether some value lay outside [lo, hi).
   template <typename T>
-  void add_all(const T* v, int n) {
-    if (shift_ < 0) {
-      for (int k = 0; k < n; ++k) add(v[k], size_t(k));
-      return;
-    }
+  bool add_all(const T* v, size_t n) {
     const int64_t lo = lo_, below = lo_ - 1, hi = hi_;
-    const int sh = shift_;
+    uint32_t* c = counts_.data();
     const size_t stride = stride_;
-    uint64_t* c = counts_.data();
-    for (int k = 0; k < n; ++k) ++c[size_t(k & 3) * stride + size_t(1 + ((std::clamp(int64_t(v[k]), below, hi) - lo) >> sh))];
+    bool outside = false;
+    if (shift_ >= 0) {
+      // lo - 1 lands in slot 0, hi in slot bins + 1: (v' - lo) >> shift is -1 or bins.
+      const int sh = shift_;
+      for (size_t k = 0; k < n; ++k) {
+        const int64_t x = std::clamp(int64_t(v[k]), below, hi);
+        ++c[(k & 3) * stride + size_t(1 + ((x - lo) >> sh))];
+        outside |= (x == below) | (x == hi);
+      }
+    } else {
+      // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
+      for (size_t k = 0; k < n; ++k) {
+        const int64_t x = int64_t(v[k]);
+        const size_t slot = x < lo ? 0 : x >= hi ? bins_ + 1 : 1 + size_t(((x - lo) * int64_t(bins_)) / (hi - lo));
+        ++c[(k & 3) * stride + slot];
+        outside |= x < lo || x >= hi;
+      }
+    }
+    return outside;
   }
-  void flush(IntHistogram& h);
+  // Calls fn(slot, count) for every slot holding a count (0: below, 1 + b: bin b, bins + 1:
+  // above) and starts again from zero.
+  template <typename F>
+  void drain(F&& fn) {
+    for (size_t slot = 0; slot < stride_; ++slot) {
+      uint64_t n = 0;
+      for (size_t c = 0; c < 4; ++c) {
+        n += counts_[c * stride_ + slot];
+        counts_[c * stride_ + slot] = 0;
+      }
+      if (n != 0) fn(slot, n);
+    }
+  }
+  void flush(IntHistogram& h);  // drain into h's below, bins and above
 
  private:
   int64_t lo_ = 0, hi_ = 1;
-  int shift_ = -1;
+  int shift_ = -1;  // log2 of the bin width when it is a power of two
   size_t bins_ = 0, stride_ = 0;
-  std::vector<uint64_t> counts_;
+  std::vector<uint32_t> counts_;
 };
 
 // Everything the instruments of one layer have accumulated (over any number of runs).
@@ -225,23 +241,20 @@ class LayerInstruments {
   void on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped);
   template <typename Acc, typename Out>
   void on_store_rows(const Acc* acc, const Out* outbuf, const hw::Insn& insn);
-  mutable BinCounter pre_bins_, out_bins_;  // outputs wider than 10 bits: binned, not counted per value
-  // Output values counted exactly, one counter per value of the output type (interleaved
-  // copies, as BinCounter): the output histogram, zeros, min, max, sum and sum of squares all
-  // follow from them at flush, so a stored element costs one increment for all of them.
-  static constexpr size_t kValueCopies = 4;
-  mutable std::vector<uint32_t> value_counts_;
-  mutable uint64_t pending_values_ = 0;  // increments since the last flush (flush before 2^32)
-  size_t value_span_ = 0;                // 2^out_bits (0: outputs too wide to count per value)
-  // Values before the cast counted exactly over the pre-cast histogram's range when it is small
-  // (outputs of up to 10 bits): slot 0 counts the values below it, slot span + 1 those above,
-  // whose extremes are kept apart (rare: an overflow by more than the guard bits).
-  mutable std::vector<uint32_t> pre_counts_;
+  // The values before the cast and the outputs, counted as they come. Outputs of up to 10 bits
+  // are counted exactly, one slot per value (the table stays in the L1 cache): the output
+  // histogram, zeros, min, max, sum and sum of squares all follow from the counts at flush, so a
+  // stored element costs one increment for all of them; the value before the cast likewise, over
+  // the pre-cast histogram's range (values outside keep their extremes apart: rare, an overflow
+  // by more than the guard bits). Wider outputs (W16's spread over 64K values) are summed as they
+  // come and counted in the histograms' bins.
+  mutable BinCounter pre_counts_, out_counts_;
+  bool pre_exact_ = false, out_exact_ = false;
+  mutable uint64_t pending_values_ = 0;  // values added since the last flush (flush before 2^32)
+  mutable int64_t outside_min_ = INT64_MAX, outside_max_ = INT64_MIN;
   // The zero map while a run fills it, in the output's blocked order ([C/BLOCK][H*W][BLOCK]) so
   // that one stored row's channels are neighbours; flush() adds it to the C*H*W map.
   mutable std::vector<uint32_t> pending_zeros_;
-  size_t pre_span_ = 0;
-  mutable int64_t outside_min_ = INT64_MAX, outside_max_ = INT64_MIN;
 
   uint32_t layer_;
   OutputMap map_;
