@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "hw/lanes.h"
+#include "sim/instrument_lanes.h"
 
 namespace tauvta::sim {
 
@@ -17,38 +18,6 @@ void TraceBuffer::merge(const TraceBuffer& other) {
   for (const TraceEvent& e : other.events_) push(e);
   dropped_[0] += other.dropped_[0];
   dropped_[1] += other.dropped_[1];
-}
-
-IntHistogram::IntHistogram(int64_t lo_, int64_t hi_, int bins) : lo(lo_), hi(hi_) {
-  if (bins < 1 || hi_ <= lo_) {
-    throw Error(fmt::format("histogram: {} bins over [{}, {}) is not a range", bins, lo_, hi_));
-  }
-  counts.assign(size_t(bins), 0);
-}
-
-void IntHistogram::merge(const IntHistogram& o) {
-  if (o.counts.size() != counts.size() || o.lo != lo || o.hi != hi) {
-    throw InternalError("IntHistogram::merge: different bins");
-  }
-  for (size_t b = 0; b < counts.size(); ++b) counts[b] += o.counts[b];
-  below += o.below;
-  above += o.above;
-}
-
-int64_t IntHistogram::bin_lo(size_t b) const {
-  // The smallest v with floor((v - lo) * bins / (hi - lo)) >= b.
-  const int64_t span = hi - lo, n = int64_t(counts.size());
-  return lo + (int64_t(b) * span + n - 1) / n;
-}
-
-BinCounter::BinCounter(int64_t lo, int64_t hi, size_t bins) : lo_(lo), hi_(hi), bins_(bins), stride_(bins + 2) {
-  const uint64_t span = uint64_t(hi - lo);
-  if (span % bins == 0 && std::has_single_bit(span / bins)) shift_ = std::countr_zero(span / bins);
-  counts_.assign(4 * stride_, 0);
-}
-
-void BinCounter::flush(IntHistogram& h) {
-  drain([&](size_t slot, uint64_t n) { (slot == 0 ? h.below : slot == bins_ + 1 ? h.above : h.counts[slot - 1]) += n; });
 }
 
 double LayerObservation::stddev() const {
@@ -99,10 +68,8 @@ LayerInstruments::LayerInstruments(const hw::HwConfig& config, uint32_t layer, O
   auto init = [&](auto& st) {
     st.pre.assign(acc_lanes, 0);
     st.flags.assign(acc_lanes, 0);
-    st.row_pre.assign(row, 0);
-    st.row_out.assign(row, 0);
-    st.row_overflow.assign(row, 0);
   };
+  rows32_.reserve(row);
   config.acc_width() <= 32 ? init(lanes32_) : init(lanes64_);
   per_element_ = what_.histogram || what_.sparsity || what_.stats || what_.trace;
   obs_.overflow_map.assign(size_t(image_elems_), 0);
@@ -124,6 +91,21 @@ LayerInstruments::LayerInstruments(const hw::HwConfig& config, uint32_t layer, O
   } else if (what_.histogram) {
     out_counts_ = BinCounter(obs_.output);
   }
+  // Derived output counts need pre-cast bins that nest in both histograms' bins.
+  clip_lo_ = derived_lo_ = qmin_;
+  clip_hi_ = derived_hi_ = qmax_;
+  if (pre_exact_ && out_exact_) {
+    derived_counts_ = BinCounter(obs_.pre_cast.lo, obs_.pre_cast.hi, size_t(pre_span));
+  } else if (what_.histogram && !out_exact_) {
+    const int64_t out_span = qmax_ - qmin_ + 1, out_bins = int64_t(obs_.output.counts.size());
+    const int64_t pre_bins = int64_t(obs_.pre_cast.counts.size());
+    const int64_t w = out_span / out_bins;
+    if (out_span % out_bins == 0 && pre_span % pre_bins == 0 && (pre_span / pre_bins) % w == 0 &&
+        (qmin_ - obs_.pre_cast.lo) % w == 0 && pre_span / w <= (int64_t(1) << 14)) {
+      derived_width_ = w;
+      derived_counts_ = BinCounter(obs_.pre_cast.lo, obs_.pre_cast.hi, size_t(pre_span / w));
+    }
+  }
   if (what_.sparsity) pending_zeros_.assign(size_t((map_.c + map_.block - 1) / map_.block * plane_ * map_.block), 0);
 }
 
@@ -141,33 +123,50 @@ void LayerInstruments::flush() const {
       }
     }
   }
-  if (out_exact_) {
-    const int64_t zt = settings_.zero_threshold;
-    out_counts_.drain([&](size_t slot, uint64_t n) {  // every output is in range: slot 1 + (v - qmin)
-      const int64_t v = qmin_ + int64_t(slot) - 1;
+  const int64_t zt = settings_.zero_threshold;
+  auto add_output = [&](int64_t v, uint64_t n) {  // n outputs of value v (exact) or in v's bin
+    if (out_exact_) {
       obs_.out_min = std::min(obs_.out_min, v);
       obs_.out_max = std::max(obs_.out_max, v);
       obs_.out_sum += v * int64_t(n);
       obs_.out_sumsq += v * v * int64_t(n);
       if ((v < 0 ? -v : v) <= zt) obs_.zeros += n;
-      if (what_.histogram) obs_.output.add(v, n);
-    });
+    }
+    if (what_.histogram) obs_.output.add(v, n);
+  };
+  IntHistogram& h = obs_.pre_cast;
+  // n values before the cast in the pre-cast counter's slot (0: below its range, bins + 1:
+  // above, whose extremes were kept apart) of the given bin width.
+  auto add_pre = [&](size_t slot, size_t bins, int64_t width, uint64_t n) {
+    if (slot == 0 || slot == bins + 1) {
+      if (what_.histogram) (slot == 0 ? h.below : h.above) += n;
+      return;
+    }
+    const int64_t v = h.lo + int64_t(slot - 1) * width;
+    if (pre_exact_) {
+      obs_.pre_min = std::min(obs_.pre_min, v);
+      obs_.pre_max = std::max(obs_.pre_max, v);
+    }
+    if (what_.histogram) h.add(v, n);
+  };
+  if (out_exact_) {
+    out_counts_.drain([&](size_t slot, uint64_t n) { add_output(qmin_ + int64_t(slot) - 1, n); });  // slot 1 + (v - qmin)
   } else if (!out_counts_.empty()) {
     out_counts_.flush(obs_.output);
   }
-  if (pre_exact_) {
-    IntHistogram& h = obs_.pre_cast;
-    const size_t above = size_t(h.hi - h.lo) + 1;
-    pre_counts_.drain([&](size_t slot, uint64_t n) {
-      if (slot == 0 || slot == above) {  // their extremes were kept apart
-        if (what_.histogram) (slot == 0 ? h.below : h.above) += n;
-        return;
-      }
-      const int64_t v = h.lo + int64_t(slot) - 1;
-      obs_.pre_min = std::min(obs_.pre_min, v);
-      obs_.pre_max = std::max(obs_.pre_max, v);
-      if (what_.histogram) h.add(v, n);
+  if (!derived_counts_.empty()) {
+    // A bin's values clamp into one output bin: the one of its first value, clamped (below the
+    // range is below every bound, above it above every bound).
+    const size_t bins = derived_counts_.bins();
+    const int64_t w = derived_width_;
+    derived_counts_.drain([&](size_t slot, uint64_t n) {
+      add_pre(slot, bins, w, n);
+      const int64_t v = slot == 0 ? derived_lo_ : slot == bins + 1 ? derived_hi_ : h.lo + int64_t(slot - 1) * w;
+      add_output(std::max(derived_lo_, std::min(v, derived_hi_)), n);
     });
+  }
+  if (pre_exact_) {
+    pre_counts_.drain([&](size_t slot, uint64_t n) { add_pre(slot, pre_counts_.bins(), 1, n); });
     obs_.pre_min = std::min(obs_.pre_min, outside_min_);
     obs_.pre_max = std::max(obs_.pre_max, outside_max_);
     outside_min_ = INT64_MAX;
@@ -178,7 +177,7 @@ void LayerInstruments::flush() const {
 }
 
 template <typename Acc>
-void LayerInstruments::on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped) {
+__attribute__((target_clones("avx2", "default"))) void LayerInstruments::on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped) {
   const int lanes = map_.batch * map_.block;
   LaneState<Acc>& st = lane_state<Acc>();
   // The immediate is sign-extended to the accumulator's width, so it is a value of its type.
@@ -207,6 +206,7 @@ void LayerInstruments::on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_
 
 void LayerInstruments::on_clip(const OnChipMemory& m, const LoopNest& l, hw::AluOp op, int64_t imm) {
   const bool is_min = op == hw::AluOp::kMin;
+  if (is_min ? imm != qmin_ : true) (is_min ? clip_hi_ : clip_lo_) = imm;  // the clamp a STORE will likely show
   // MIN with the type's minimum is how a max-pool starts its running maximum, not a cast; a MAX
   // whose bound the activation sets (ReLU's 0) cannot overflow: neither needs any work.
   if (is_min ? imm == qmin_ : imm != qmin_) return;
@@ -221,60 +221,64 @@ void LayerInstruments::on_clip(const OnChipMemory& m, const LoopNest& l, hw::Alu
 }
 
 template <typename T>
+void LayerInstruments::note_outside(const T* pre, size_t n) {
+  const int64_t lo = obs_.pre_cast.lo, hi = obs_.pre_cast.hi;
+  for (size_t k = 0; k < n; ++k) {
+    const int64_t v = int64_t(pre[k]);
+    if (v < lo || v >= hi) {
+      outside_min_ = std::min(outside_min_, v);
+      outside_max_ = std::max(outside_max_, v);
+    }
+  }
+}
+
+template <typename T>
 void LayerInstruments::count_values(const T* pre, const T* out, size_t n) {
   // Only what the selection asks for. Every lane here is real and where it sits does not matter,
   // so the loops are straight lines over however many lanes the caller has.
   obs_.elements += uint64_t(n);
   pending_values_ += uint64_t(n);  // an upper bound on every pending 32-bit counter
-  if (out_exact_) {
-    out_counts_.add_all(out, n);
-  } else if (what_.stats || what_.histogram || what_.sparsity) {
-    int64_t out_min = obs_.out_min, out_max = obs_.out_max, sum = 0, sumsq = 0;
-    uint64_t zeros = 0;
-    const int64_t zt = settings_.zero_threshold;
-    for (size_t k = 0; k < n; ++k) {
-      const int64_t o = int64_t(out[k]);
-      out_min = std::min(out_min, o);
-      out_max = std::max(out_max, o);
-      sum += o;
-      sumsq += o * o;
-      zeros += uint64_t((o < 0 ? -o : o) <= zt);
+  // Sums of outputs too wide to count per value, and extremes of values before the cast too
+  // spread to count per value, come from one vectorized pass, which also checks the clamp.
+  const bool out_sums = !out_exact_ && (what_.stats || what_.histogram || what_.sparsity);
+  const bool pre_extremes = !pre_exact_ && (what_.stats || what_.histogram);
+  bool derived = false;
+  if (out_sums || pre_extremes) {
+    const LaneSummary<T> s = summarize(pre, out, n, derived_lo_, derived_hi_, std::min(settings_.zero_threshold, qmax_ + 1));
+    if (out_sums) {
+      obs_.out_min = std::min(obs_.out_min, int64_t(s.out_min));
+      obs_.out_max = std::max(obs_.out_max, int64_t(s.out_max));
+      obs_.out_sum += s.sum;
+      obs_.out_sumsq += s.sumsq;
+      obs_.zeros += uint64_t(s.zeros);
     }
-    obs_.out_min = out_min;
-    obs_.out_max = out_max;
-    obs_.out_sum += sum;
-    obs_.out_sumsq += sumsq;
-    obs_.zeros += zeros;
-    if (what_.histogram) out_counts_.add_all(out, n);
+    if (pre_extremes) {
+      obs_.pre_min = std::min(obs_.pre_min, int64_t(s.pre_min));
+      obs_.pre_max = std::max(obs_.pre_max, int64_t(s.pre_max));
+    }
+    derived = !derived_counts_.empty() && s.clamped;
+  } else {
+    derived = !derived_counts_.empty() && follows_clamp(pre, out, n, derived_lo_, derived_hi_);
   }
+  if (derived) {
+    if (derived_counts_.add_all(pre, n) && pre_exact_) note_outside(pre, n);
+    return;
+  }
+  if (!out_counts_.empty()) out_counts_.add_all(out, n);  // exact, or the histogram's bins
   if (pre_exact_) {
-    if (pre_counts_.add_all(pre, n)) {  // outside the range: keep the extremes themselves
-      const int64_t lo = obs_.pre_cast.lo, hi = obs_.pre_cast.hi;
-      for (size_t k = 0; k < n; ++k) {
-        const int64_t v = int64_t(pre[k]);
-        if (v < lo || v >= hi) {
-          outside_min_ = std::min(outside_min_, v);
-          outside_max_ = std::max(outside_max_, v);
-        }
-      }
-    }
-  } else if (what_.stats || what_.histogram) {
-    int64_t pre_min = obs_.pre_min, pre_max = obs_.pre_max;
-    for (size_t k = 0; k < n; ++k) {
-      pre_min = std::min(pre_min, int64_t(pre[k]));
-      pre_max = std::max(pre_max, int64_t(pre[k]));
-    }
-    obs_.pre_min = pre_min;
-    obs_.pre_max = pre_max;
-    if (what_.histogram) pre_counts_.add_all(pre, n);
+    if (pre_counts_.add_all(pre, n)) note_outside(pre, n);
+  } else if (what_.histogram) {
+    pre_counts_.add_all(pre, n);
   }
 }
 
 template <typename T>
-void LayerInstruments::add_zeros(const T* out, int n, size_t zero_slot) {
-  const int64_t zt = settings_.zero_threshold;
-  uint32_t* zmap = pending_zeros_.data() + zero_slot;
-  for (int k = 0; k < n; ++k) zmap[k] += uint32_t((out[k] < 0 ? -int64_t(out[k]) : int64_t(out[k])) <= zt);
+__attribute__((target_clones("avx2", "default"))) void LayerInstruments::add_zeros(const T* out, int n, size_t zero_slot) {
+  // |out| <= threshold as two compares in the lanes' own type (the threshold, clamped to just past the
+  // output range, fits their type), so the loop vectorizes.
+  const T zt = T(std::min(settings_.zero_threshold, qmax_ + 1));
+  uint32_t* __restrict zmap = pending_zeros_.data() + zero_slot;
+  for (int k = 0; k < n; ++k) zmap[k] += uint32_t((out[k] >= T(-zt)) & (out[k] <= zt));
 }
 
 template <typename T>
@@ -304,74 +308,59 @@ void LayerInstruments::record_overflows(const T* pre, const T* out, const T* ove
   }
 }
 
-namespace {
-
-// One stored element row's lanes at the cast: the value before it (the MIN's input if a MIN saw
-// the lane, else the accumulator or the output), the output, and whether the cast changed the
-// value; clears the lanes' flags. Returns nonzero if any lane overflowed. The pointers never
-// alias (restrict), so the loop vectorizes.
-template <typename Acc, typename Out>
-Acc cast_lanes(const Acc* __restrict acc, const Out* __restrict outbuf, Acc* __restrict flags,
-               const Acc* __restrict pre_in, Acc* __restrict pre, Acc* __restrict out, Acc* __restrict overflow, int lanes,
-               int up) {
-  using UAcc = std::make_unsigned_t<Acc>;
-  Acc any = 0;
-  for (int k = 0; k < lanes; ++k) {
-    const Acc f = flags[k];
-    flags[k] = 0;
-    const Acc a = acc[k], o = Acc(outbuf[k]), p = pre_in[k];  // loads outside the selects
-    // The OUT lane holds the low bits of the accumulator unless a GEMM with reset wrote it
-    // (then the accumulator was zeroed and the output is the value itself). The narrowing
-    // changed the value iff the accumulator it came from does not fit the output width.
-    const Acc from_acc = Acc(Acc(UAcc(a) << up) >> up == o);
-    const Acc narrow = from_acc ? a : o;
-    pre[k] = (f & 1) ? p : narrow;  // kSeen
-    out[k] = o;
-    const Acc overflowed = Acc((f >> 1) | (from_acc & Acc(a != o)));  // kClipped, or narrowed
-    overflow[k] = overflowed;
-    any |= overflowed;
-  }
-  return any;
-}
-
-}  // namespace
-
-template <typename Acc, typename Out>
+template <typename Acc, typename Out, typename Lane>
 void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw::Insn& insn) {
   const int lanes = map_.batch * map_.block;
   const int out_bits = int(std::countr_zero(uint64_t(qmax_ + 1))) + 1;
   const int64_t blocks = (map_.c + map_.block - 1) / map_.block;
-  const int up = int(8 * sizeof(Acc)) - out_bits;
+  const Acc out_mask = Acc((uint64_t(1) << out_bits) - 1);
   LaneState<Acc>& st = lane_state<Acc>();
+  Rows<Lane>& rw = rows<Lane>();
   const uint64_t first = map_.first_elem, end = map_.first_elem + map_.elems;
   if (insn.y_size == 0 || insn.x_size == 0) return;
   // The common case in one pass: every element of the STORE is in this layer's output and every
   // lane is real (channels a multiple of the block, every batch row a valid image), no trace:
   // the cast and the counts run over the STORE's lanes at once (its SRAM rows are consecutive).
   const uint64_t e_first = insn.dram_base, e_last = uint64_t(insn.dram_base) + uint64_t(insn.y_size - 1) * insn.x_stride + insn.x_size - 1;
-  if (per_element_ && !what_.trace && map_.c % map_.block == 0 && e_first >= first && e_last < end &&
+  if (!what_.trace && map_.c % map_.block == 0 && e_first >= first && e_last < end &&
       (int64_t(e_last - first) / (plane_ * blocks) + 1) * map_.batch <= std::min<int64_t>(map_.n, valid_images_)) {
     const size_t rows_total = size_t(insn.y_size) * insn.x_size, total = rows_total * size_t(lanes);
-    if (st.row_pre.size() < total) {
-      st.row_pre.resize(total);
-      st.row_out.resize(total);
-      st.row_overflow.resize(total);
-    }
+    rw.reserve(total);
     const size_t s0 = size_t(insn.sram_base) * size_t(lanes);
-    const Acc any = cast_lanes<Acc, Out>(acc + s0, outbuf + s0, st.flags.data() + s0, st.pre.data() + s0, st.row_pre.data(),
-                                         st.row_out.data(), st.row_overflow.data(), int(total), up);
-    count_values(st.row_pre.data(), st.row_out.data(), total);
+    const Lane any = cast_lanes<Acc, Out, Lane>(acc + s0, outbuf + s0, st.flags.data() + s0, st.pre.data() + s0, rw.pre.data(),
+                                                rw.out.data(), rw.overflow.data(), int(total), out_mask);
+    if (per_element_) {
+      count_values(rw.pre.data(), rw.out.data(), total);
+    } else {
+      obs_.elements += uint64_t(total);  // the overflow instrument alone: only overflows need a place
+    }
     if (!what_.sparsity && !any) return;
     for (uint32_t y = 0; y < insn.y_size; ++y) {
       const int64_t rel = int64_t(uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride - first);
       int64_t xy = rel % plane_, cb = (rel / plane_) % blocks, nb = rel / (plane_ * blocks);
+      if (map_.batch == 1 && !any) {
+        // Only zeros to add: consecutive elements of one channel block have consecutive slots
+        // in the pending map, so each run up to the end of the plane is one call.
+        for (uint32_t x = 0; x < insn.x_size;) {
+          const uint32_t run = uint32_t(std::min<int64_t>(insn.x_size - x, plane_ - xy));
+          add_zeros(rw.out.data() + (size_t(y) * insn.x_size + x) * size_t(lanes), int(run) * map_.block,
+                    size_t((cb * plane_ + xy) * map_.block));
+          x += run;
+          xy += run;
+          if (xy == plane_) {
+            xy = 0;
+            cb = cb + 1 == blocks ? 0 : cb + 1;
+          }
+        }
+        continue;
+      }
       for (uint32_t x = 0; x < insn.x_size; ++x) {
         const size_t k0 = (size_t(y) * insn.x_size + x) * size_t(lanes);
         for (int r = 0; r < map_.batch; ++r) {
           const size_t k = k0 + size_t(r * map_.block);
-          if (what_.sparsity) add_zeros(st.row_out.data() + k, map_.block, size_t((cb * plane_ + xy) * map_.block));
+          if (what_.sparsity) add_zeros(rw.out.data() + k, map_.block, size_t((cb * plane_ + xy) * map_.block));
           if (any) {
-            record_overflows(st.row_pre.data() + k, st.row_out.data() + k, st.row_overflow.data() + k, map_.block,
+            record_overflows(rw.pre.data() + k, rw.out.data() + k, rw.overflow.data() + k, map_.block,
                              cb * map_.block * plane_ + xy, cb * map_.block, nb * map_.batch + r);
           }
         }
@@ -387,15 +376,11 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
     return;
   }
   // Element by element: the rows' real lanes, the elements in the output, and their positions.
-  if (st.row_pre.size() < size_t(lanes)) {
-    st.row_pre.resize(size_t(lanes));
-    st.row_out.resize(size_t(lanes));
-    st.row_overflow.resize(size_t(lanes));
-  }
+  rw.reserve(size_t(lanes));
   // Raw pointers in registers: the lane stores could otherwise alias the vectors' pointers.
-  Acc* pr = st.row_pre.data();
-  Acc* ou = st.row_out.data();
-  Acc* ov_flags = st.row_overflow.data();
+  Lane* pr = rw.pre.data();
+  Lane* ou = rw.out.data();
+  Lane* ov_flags = rw.overflow.data();
   static_assert(kSeen == 1 && kClipped == 2, "cast_lanes reads the flags as bits 0 and 1");
   for (uint32_t y = 0; y < insn.y_size; ++y) {
     // This row's elements in the layer's output: x in [x_lo, x_hi), consecutive in DRAM.
@@ -413,7 +398,7 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
       const Out* ov = outbuf + sram;
       Acc* fv = st.flags.data() + sram;
       const Acc* pv = st.pre.data() + sram;
-      const Acc any = cast_lanes<Acc, Out>(av, ov, fv, pv, pr, ou, ov_flags, lanes, up);
+      const Lane any = cast_lanes<Acc, Out, Lane>(av, ov, fv, pv, pr, ou, ov_flags, lanes, out_mask);
       // Its real lanes are the first `chans` channels of the first `rows` batch rows (the others
       // pad N or C, or are images past the valid ones).
       const int64_t rows =
@@ -443,10 +428,27 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
 
 void LayerInstruments::on_store(const OnChipMemory& m, const hw::Insn& insn) {
   if (pending_values_ >= (uint64_t(1) << 31)) flush();  // no 32-bit counter can wrap
+  if ((clip_lo_ != derived_lo_ || clip_hi_ != derived_hi_) && qmin_ <= clip_lo_ && clip_lo_ <= clip_hi_ &&
+      clip_hi_ <= qmax_) {
+    flush();  // the pending derived counts were clamped to the old bounds
+    derived_lo_ = clip_lo_;
+    derived_hi_ = clip_hi_;
+  }
   if (m.acc_is_int32()) {
-    m.out_is_int8() ? on_store_rows(m.acc32.data(), m.out8.data(), insn) : on_store_rows(m.acc32.data(), m.out16.data(), insn);
+    m.out_is_int8() ? on_store_rows<int32_t, int8_t, int32_t>(m.acc32.data(), m.out8.data(), insn)
+                    : on_store_rows<int32_t, int16_t, int32_t>(m.acc32.data(), m.out16.data(), insn);
+    return;
+  }
+  // 64-bit accumulators: the STORE's SRAM lanes are consecutive; count them as 32-bit values
+  // unless one does not fit.
+  const size_t lanes = size_t(map_.batch * map_.block), n = size_t(insn.y_size) * insn.x_size * lanes;
+  const size_t s0 = size_t(insn.sram_base) * lanes;
+  if (n <= m.acc64.size() - std::min(s0, m.acc64.size()) && fit_32_bits(m.acc64.data() + s0, lanes64_.pre.data() + s0, n)) {
+    m.out_is_int8() ? on_store_rows<int64_t, int8_t, int32_t>(m.acc64.data(), m.out8.data(), insn)
+                    : on_store_rows<int64_t, int16_t, int32_t>(m.acc64.data(), m.out16.data(), insn);
   } else {
-    m.out_is_int8() ? on_store_rows(m.acc64.data(), m.out8.data(), insn) : on_store_rows(m.acc64.data(), m.out16.data(), insn);
+    m.out_is_int8() ? on_store_rows<int64_t, int8_t, int64_t>(m.acc64.data(), m.out8.data(), insn)
+                    : on_store_rows<int64_t, int16_t, int64_t>(m.acc64.data(), m.out16.data(), insn);
   }
 }
 

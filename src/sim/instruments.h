@@ -17,6 +17,7 @@
 #include "hw/insn.h"
 #include "sim/compute_kernels.h"
 #include "sim/onchip_memory.h"
+#include "sim/value_counts.h"
 
 namespace tauvta::sim {
 
@@ -80,87 +81,6 @@ class TraceBuffer {
   uint64_t capacity_;
   std::vector<TraceEvent> events_;
   uint64_t dropped_[2] = {0, 0};
-};
-
-// A histogram over integer values: `bins` equal bins over [lo, hi), plus the values below and
-// at or above the range.
-struct IntHistogram {
-  int64_t lo = 0, hi = 1;
-  std::vector<uint64_t> counts;
-  uint64_t below = 0, above = 0;
-  IntHistogram() = default;
-  IntHistogram(int64_t lo_, int64_t hi_, int bins);
-  void add(int64_t v, uint64_t times = 1) {
-    if (v < lo) {
-      below += times;
-    } else if (v >= hi) {
-      above += times;
-    } else {
-      // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
-      counts[size_t(((v - lo) * int64_t(counts.size())) / (hi - lo))] += times;
-    }
-  }
-  void merge(const IntHistogram& o);
-  int64_t bin_lo(size_t b) const;  // first value of bin b
-};
-
-// Counts of integer values in `bins` equal bins over [lo, hi) while a run fills them, with the
-// values below and above the range as two more slots, so no branch picks the slot. With one
-// value per bin (bins == hi - lo) the counts are exact. Four interleaved copies, so that a run of
-// equal values (a ReLU layer's zeros) does not wait on its own increments. The counters are 32
-// bits: their owner drains them before 2^32 values have been added.
-class BinCounter {
- public:
-  BinCounter() = default;
-  BinCounter(int64_t lo, int64_t hi, size_t bins);
-  explicit BinCounter(const IntHistogram& h) : BinCounter(h.lo, h.hi, h.counts.size()) {}
-  bool empty() const { return counts_.empty(); }
-  // Adds v[k] for k < n; returns whether some value lay outside [lo, hi).
-  template <typename T>
-  bool add_all(const T* v, size_t n) {
-    const int64_t lo = lo_, below = lo_ - 1, hi = hi_;
-    uint32_t* c = counts_.data();
-    const size_t stride = stride_;
-    bool outside = false;
-    if (shift_ >= 0) {
-      // lo - 1 lands in slot 0, hi in slot bins + 1: (v' - lo) >> shift is -1 or bins.
-      const int sh = shift_;
-      for (size_t k = 0; k < n; ++k) {
-        const int64_t x = std::clamp(int64_t(v[k]), below, hi);
-        ++c[(k & 3) * stride + size_t(1 + ((x - lo) >> sh))];
-        outside |= (x == below) | (x == hi);
-      }
-    } else {
-      // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
-      for (size_t k = 0; k < n; ++k) {
-        const int64_t x = int64_t(v[k]);
-        const size_t slot = x < lo ? 0 : x >= hi ? bins_ + 1 : 1 + size_t(((x - lo) * int64_t(bins_)) / (hi - lo));
-        ++c[(k & 3) * stride + slot];
-        outside |= x < lo || x >= hi;
-      }
-    }
-    return outside;
-  }
-  // Calls fn(slot, count) for every slot holding a count (0: below, 1 + b: bin b, bins + 1:
-  // above) and starts again from zero.
-  template <typename F>
-  void drain(F&& fn) {
-    for (size_t slot = 0; slot < stride_; ++slot) {
-      uint64_t n = 0;
-      for (size_t c = 0; c < 4; ++c) {
-        n += counts_[c * stride_ + slot];
-        counts_[c * stride_ + slot] = 0;
-      }
-      if (n != 0) fn(slot, n);
-    }
-  }
-  void flush(IntHistogram& h);  // drain into h's below, bins and above
-
- private:
-  int64_t lo_ = 0, hi_ = 1;
-  int shift_ = -1;  // log2 of the bin width when it is a power of two
-  size_t bins_ = 0, stride_ = 0;
-  std::vector<uint32_t> counts_;
 };
 
 // Everything the instruments of one layer have accumulated (over any number of runs).
@@ -228,6 +148,8 @@ class LayerInstruments {
   // per-value counts, stats, histograms). T is the accumulator's type.
   template <typename T>
   void count_values(const T* pre, const T* out, size_t n);
+  template <typename T>
+  void note_outside(const T* pre, size_t n);  // extremes of values outside the pre-cast counter's range
   // `n` consecutive real channels of one stored element row of image `image` (channel j is
   // element e0 + j * H*W of the image): zeros at the pending zero map's `zero_slot`, and
   // overflows (map, channel counts, trace events).
@@ -239,7 +161,7 @@ class LayerInstruments {
   void flush() const;
   template <typename Acc>
   void on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped);
-  template <typename Acc, typename Out>
+  template <typename Acc, typename Out, typename Lane>
   void on_store_rows(const Acc* acc, const Out* outbuf, const hw::Insn& insn);
   // The values before the cast and the outputs, counted as they come. Outputs of up to 10 bits
   // are counted exactly, one slot per value (the table stays in the L1 cache): the output
@@ -250,6 +172,17 @@ class LayerInstruments {
   // come and counted in the histograms' bins.
   mutable BinCounter pre_counts_, out_counts_;
   bool pre_exact_ = false, out_exact_ = false;
+  // Lanes whose output is the clamp of their value before the cast to [derived_lo_, derived_hi_]
+  // (every lane of a layer whose cast is MIN then MAX, the usual case: checked per lane, in a
+  // vectorized pass) count only that value, in bins as wide as the output counter's
+  // (`derived_width_`: 1 when exact) that never straddle one of its bins; flush() adds each
+  // bin to the output's counts at its clamped value. One increment per element instead of two.
+  // Other lanes count both. The bounds are the last cast's immediates seen when a STORE comes;
+  // pending counts are flushed before they change.
+  mutable BinCounter derived_counts_;
+  int64_t derived_width_ = 1;
+  int64_t derived_lo_ = 0, derived_hi_ = 0;  // the clamp the pending derived counts were counted under
+  int64_t clip_lo_ = 0, clip_hi_ = 0;        // the last MAX and cast MIN immediates
   mutable uint64_t pending_values_ = 0;  // values added since the last flush (flush before 2^32)
   mutable int64_t outside_min_ = INT64_MAX, outside_max_ = INT64_MIN;
   // The zero map while a run fills it, in the output's blocked order ([C/BLOCK][H*W][BLOCK]) so
@@ -268,11 +201,10 @@ class LayerInstruments {
   int64_t plane_;        // H*W
   // Per accumulator lane: the value entering the last MIN and flags (kSeen: a MIN saw it,
   // kClipped: a clip at the type's bound changed it), both in the accumulator's own type so the
-  // loops over lanes are one width and vectorize; and one stored element row (scratch).
+  // loops over lanes are one width and vectorize.
   template <typename Acc>
   struct LaneState {
     std::vector<Acc> pre, flags;
-    std::vector<Acc> row_pre, row_out, row_overflow;
   };
   LaneState<int32_t> lanes32_;
   LaneState<int64_t> lanes64_;
@@ -282,6 +214,30 @@ class LayerInstruments {
       return lanes32_;
     } else {
       return lanes64_;
+    }
+  }
+  // The stored lanes at the cast (value before it, output, overflow), as 32-bit values whenever
+  // they fit (always with 32-bit accumulators; with 64-bit ones unless a value overflowed by
+  // more than 2^31: the counting loops then run twice as many lanes per instruction).
+  template <typename Lane>
+  struct Rows {
+    std::vector<Lane> pre, out, overflow;
+    void reserve(size_t n) {
+      if (pre.size() < n) {
+        pre.resize(n);
+        out.resize(n);
+        overflow.resize(n);
+      }
+    }
+  };
+  Rows<int32_t> rows32_;
+  Rows<int64_t> rows64_;
+  template <typename Lane>
+  Rows<Lane>& rows() {
+    if constexpr (sizeof(Lane) == 4) {
+      return rows32_;
+    } else {
+      return rows64_;
     }
   }
   bool per_element_ = false;  // some selected instrument looks at every element, not only overflows
