@@ -5,13 +5,22 @@
 
 namespace tauvta::sim {
 
-// Whether every lane's output is its value before the cast clamped to [lo, hi] (MIN, then MAX).
 template <typename T>
-__attribute__((target_clones("avx2", "default"))) bool follows_clamp(const T* __restrict pre, const T* __restrict out, size_t n, int64_t lo, int64_t hi) {
+__attribute__((target_clones("avx2", "default"))) ClampCheck<T> check_clamp(const T* __restrict pre, const T* __restrict out,
+                                                                           size_t n, int64_t lo, int64_t hi) {
   const T l = T(lo), h = T(hi);
-  T differ = 0;
-  for (size_t k = 0; k < n; ++k) differ |= T(out[k] != std::max(l, std::min(pre[k], h)));
-  return differ == 0;
+  T pmin = std::numeric_limits<T>::max(), pmax = std::numeric_limits<T>::min(), differ = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const T p = pre[k];
+    pmin = std::min(pmin, p);
+    pmax = std::max(pmax, p);
+    differ |= T(out[k] != std::max(l, std::min(p, h)));
+  }
+  ClampCheck<T> c;
+  c.pre_min = pmin;
+  c.pre_max = pmax;
+  c.clamped = differ == 0;
+  return c;
 }
 
 template <typename T>
@@ -85,8 +94,8 @@ __attribute__((target_clones("avx2", "default"))) bool fit_32_bits(const int64_t
   return wide == 0;
 }
 
-template bool follows_clamp(const int32_t*, const int32_t*, size_t, int64_t, int64_t);
-template bool follows_clamp(const int64_t*, const int64_t*, size_t, int64_t, int64_t);
+template ClampCheck<int32_t> check_clamp(const int32_t*, const int32_t*, size_t, int64_t, int64_t);
+template ClampCheck<int64_t> check_clamp(const int64_t*, const int64_t*, size_t, int64_t, int64_t);
 template LaneSummary<int32_t> summarize(const int32_t*, const int32_t*, size_t, int64_t, int64_t, int64_t);
 template LaneSummary<int64_t> summarize(const int64_t*, const int64_t*, size_t, int64_t, int64_t, int64_t);
 template int32_t cast_lanes(const int32_t*, const int8_t*, int32_t*, const int32_t*, int32_t*, int32_t*, int32_t*, int, int32_t);

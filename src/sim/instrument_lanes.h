@@ -9,11 +9,17 @@
 
 namespace tauvta::sim {
 
-// Whether every lane's output is its value before the cast clamped to [lo, hi] (MIN, then MAX).
+// Whether every lane's output is its value before the cast clamped to [lo, hi] (MIN, then MAX),
+// and the extremes of the values before the cast.
 template <typename T>
-bool follows_clamp(const T* pre, const T* out, size_t n, int64_t lo, int64_t hi);
+struct ClampCheck {
+  T pre_min, pre_max;
+  bool clamped = false;
+};
+template <typename T>
+ClampCheck<T> check_clamp(const T* pre, const T* out, size_t n, int64_t lo, int64_t hi);
 
-// What lanes add to the running statistics, and follows_clamp's answer, in one pass.
+// What lanes add to the running statistics, and check_clamp's answers, in one pass.
 template <typename T>
 struct LaneSummary {
   T out_min, out_max, pre_min, pre_max;

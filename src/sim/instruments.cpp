@@ -243,6 +243,7 @@ void LayerInstruments::count_values(const T* pre, const T* out, size_t n) {
   const bool out_sums = !out_exact_ && (what_.stats || what_.histogram || what_.sparsity);
   const bool pre_extremes = !pre_exact_ && (what_.stats || what_.histogram);
   bool derived = false;
+  int64_t pre_min = 0, pre_max = 0;
   if (out_sums || pre_extremes) {
     const LaneSummary<T> s = summarize(pre, out, n, derived_lo_, derived_hi_, std::min(settings_.zero_threshold, qmax_ + 1));
     if (out_sums) {
@@ -257,11 +258,19 @@ void LayerInstruments::count_values(const T* pre, const T* out, size_t n) {
       obs_.pre_max = std::max(obs_.pre_max, int64_t(s.pre_max));
     }
     derived = !derived_counts_.empty() && s.clamped;
-  } else {
-    derived = !derived_counts_.empty() && follows_clamp(pre, out, n, derived_lo_, derived_hi_);
+    pre_min = s.pre_min;
+    pre_max = s.pre_max;
+  } else if (!derived_counts_.empty()) {
+    const ClampCheck<T> c = check_clamp(pre, out, n, derived_lo_, derived_hi_);
+    derived = c.clamped;
+    pre_min = c.pre_min;
+    pre_max = c.pre_max;
   }
   if (derived) {
-    if (derived_counts_.add_all(pre, n) && pre_exact_) note_outside(pre, n);
+    // The pass above found the extremes, so the counting loop need not look for values
+    // outside the counter's range.
+    derived_counts_.count_all(pre, n);
+    if (pre_exact_ && (pre_min < obs_.pre_cast.lo || pre_max >= obs_.pre_cast.hi)) note_outside(pre, n);
     return;
   }
   if (!out_counts_.empty()) out_counts_.add_all(out, n);  // exact, or the histogram's bins

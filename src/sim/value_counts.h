@@ -47,26 +47,12 @@ class BinCounter {
   // Adds v[k] for k < n; returns whether some value lay outside [lo, hi).
   template <typename T>
   bool add_all(const T* v, size_t n) {
-    if (shift_ >= 0) {
-      // 32-bit lanes whose range fits 32 bits (every config's up to 16-bit outputs) count in
-      // 32-bit arithmetic: narrower compares and no widening per value.
-      if constexpr (sizeof(T) <= 4) {
-        if (lo_ - 1 >= INT32_MIN && hi_ <= INT32_MAX) return add_shifted<int32_t>(v, n);
-      }
-      return add_shifted<int64_t>(v, n);
-    }
-    const int64_t lo = lo_, hi = hi_;
-    uint32_t* c = counts_.data();
-    const size_t stride = stride_;
-    bool outside = false;
-    // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
-    for (size_t k = 0; k < n; ++k) {
-      const int64_t x = int64_t(v[k]);
-      const size_t slot = x < lo ? 0 : x >= hi ? bins_ + 1 : 1 + size_t(((x - lo) * int64_t(bins_)) / (hi - lo));
-      ++c[(k & 3) * stride + slot];
-      outside |= x < lo || x >= hi;
-    }
-    return outside;
+    return add<T, true>(v, n);
+  }
+  // Adds v[k] for k < n, for a caller that already knows whether some lay outside.
+  template <typename T>
+  void count_all(const T* v, size_t n) {
+    add<T, false>(v, n);
   }
   // Calls fn(slot, count) for every slot holding a count (0: below, 1 + b: bin b, bins + 1:
   // above) and starts again from zero.
@@ -85,9 +71,32 @@ class BinCounter {
   size_t bins() const { return bins_; }
 
  private:
+  template <typename T, bool kOutside>
+  bool add(const T* v, size_t n) {
+    if (shift_ >= 0) {
+      // 32-bit lanes whose range fits 32 bits (every config's up to 16-bit outputs) count in
+      // 32-bit arithmetic: narrower compares and no widening per value.
+      if constexpr (sizeof(T) <= 4) {
+        if (lo_ - 1 >= INT32_MIN && hi_ <= INT32_MAX) return add_shifted<int32_t, kOutside>(v, n);
+      }
+      return add_shifted<int64_t, kOutside>(v, n);
+    }
+    const int64_t lo = lo_, hi = hi_;
+    uint32_t* c = counts_.data();
+    const size_t stride = stride_;
+    bool outside = false;
+    // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
+    for (size_t k = 0; k < n; ++k) {
+      const int64_t x = int64_t(v[k]);
+      const size_t slot = x < lo ? 0 : x >= hi ? bins_ + 1 : 1 + size_t(((x - lo) * int64_t(bins_)) / (hi - lo));
+      ++c[(k & 3) * stride + slot];
+      if constexpr (kOutside) outside |= x < lo || x >= hi;
+    }
+    return outside;
+  }
   // Power-of-two bins: lo - 1 lands in slot 0, hi in slot bins + 1 ((v' - lo) >> shift is -1 or
   // bins). Four values per step, one per copy, so the copies' offsets are constants.
-  template <typename W, typename T>
+  template <typename W, bool kOutside, typename T>
   bool add_shifted(const T* v, size_t n) {
     const W lo = W(lo_), below = W(lo_ - 1), hi = W(hi_);
     const int sh = shift_;
@@ -105,13 +114,14 @@ class BinCounter {
       ++c1[slot(x1)];
       ++c2[slot(x2)];
       ++c3[slot(x3)];
-      outside |= W((x0 == below) | (x0 == hi) | (x1 == below) | (x1 == hi) | (x2 == below) | (x2 == hi) |
-                   (x3 == below) | (x3 == hi));
+      if constexpr (kOutside)
+        outside |= W((x0 == below) | (x0 == hi) | (x1 == below) | (x1 == hi) | (x2 == below) | (x2 == hi) |
+                     (x3 == below) | (x3 == hi));
     }
     for (; k < n; ++k) {
       const W x = std::clamp(W(v[k]), below, hi);
       ++c0[slot(x)];
-      outside |= W((x == below) | (x == hi));
+      if constexpr (kOutside) outside |= W((x == below) | (x == hi));
     }
     return outside != 0;
   }
