@@ -32,6 +32,8 @@ LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const L
   f.seconds_at_clock = double(f.cycles) / (c.timing.clock_mhz * 1e6);
   f.gops = f.seconds_at_clock > 0 ? 2.0 * double(l.macs) / f.seconds_at_clock / 1e9 : 0;
   f.gemm_utilization = r.report.gemm_utilization();
+  f.floor_cycles = r.report.compute_floor_cycles(c);
+  f.ceiling_gops = f.floor_cycles ? 2.0 * double(l.macs) / (double(f.floor_cycles) / (c.timing.clock_mhz * 1e6)) / 1e9 : 0;
   for (uint64_t b : r.report.bytes_loaded) f.bytes += b;
   f.bytes += r.report.bytes_stored;
   if (l.macs > 0 && f.bytes > 0) {
@@ -45,7 +47,7 @@ LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const L
 
 NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run) {
   NetworkTotals t;
-  uint64_t macs = 0, conv_macs = 0, conv_cycles = 0;
+  uint64_t macs = 0, conv_macs = 0, conv_cycles = 0, conv_floor = 0;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const NetworkLayer& l = net.layers[i];
     if (l.placement == Placement::kCpu) {
@@ -58,6 +60,7 @@ NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run) 
     if (is_gemm_layer(l)) {
       conv_macs += l.macs;
       conv_cycles += run.layers[i].report.cycles;
+      conv_floor += run.layers[i].report.compute_floor_cycles(net.config);
     }
   }
   const double hz = net.config.timing.clock_mhz * 1e6;
@@ -65,6 +68,7 @@ NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run) 
   t.seconds_at_clock = double(t.cycles) / hz;
   t.gops = t.seconds_at_clock > 0 ? 2.0 * double(macs) / t.seconds_at_clock / 1e9 : 0;
   t.conv_gops = conv_cycles ? 2.0 * double(conv_macs) / (double(conv_cycles) / hz) / 1e9 : 0;
+  t.conv_ceiling_gops = conv_floor ? 2.0 * double(conv_macs) / (double(conv_floor) / hz) / 1e9 : 0;
   return t;
 }
 
@@ -87,6 +91,8 @@ nlohmann::json network_report_json(const CompiledNetwork& net, const NetworkRun&
     j["macs"] = l.macs;
     j["gops"] = f.gops;
     j["gemm_utilization"] = f.gemm_utilization;
+    j["compute_floor_cycles"] = f.floor_cycles;
+    j["ceiling_gops"] = f.ceiling_gops;
     j["bytes"] = f.bytes;
     nlohmann::json per;
     for (int m = 0; m < hw::kNumMemIds; ++m) {
@@ -110,6 +116,7 @@ nlohmann::json network_report_json(const CompiledNetwork& net, const NetworkRun&
                   {"seconds_at_clock", t.seconds_at_clock},
                   {"gops", t.gops},
                   {"conv_gops", t.conv_gops},
+                  {"conv_ceiling_gops", t.conv_ceiling_gops},
                   {"vta_layers", t.vta_layers},
                   {"cpu_layers", t.cpu_layers},
                   {"insns", run.total.insns},
@@ -146,6 +153,11 @@ std::string network_report_table(const CompiledNetwork& net, const NetworkRun& r
                    "({:.2f} GOPS over conv/dense; peak {:.1f}); {} accelerator layers, {} on the CPU\n",
                    t.cycles, t.seconds_at_clock * 1e3, net.config.timing.clock_mhz, t.gops, t.conv_gops,
                    net.config.peak_gops(), t.vta_layers, t.cpu_layers);
+  if (t.conv_ceiling_gops > 0) {
+    s += fmt::format("ceiling of these instructions: {:.2f} GOPS over conv/dense (their GEMM and ALU micro-ops alone, "
+                     "the compute floor no schedule can beat)\n",
+                     t.conv_ceiling_gops);
+  }
   s += fmt::format("compile {:.3f} s (lowering {:.3f} s), simulation {:.3f} s wall{}, CPU layers {:.3f} s\n",
                    net.compile_seconds, net.lower_seconds, run.sim_wall_seconds,
                    run.total.timing_only ? " (timing only)" : "", run.cpu_seconds);
@@ -154,13 +166,14 @@ std::string network_report_table(const CompiledNetwork& net, const NetworkRun& r
 
 std::string network_report_csv(const CompiledNetwork& net, const NetworkRun& run) {
   std::string s = "name,op,placement,reason,schedule,cycles,seconds_at_clock,macs,gops,gemm_utilization,bytes,"
-                  "intensity,bound\n";
+                  "intensity,bound,compute_floor_cycles,ceiling_gops\n";
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const NetworkLayer& l = net.layers[i];
     const LayerFigures f = layer_figures(net.config, l, run.layers[i]);
-    s += fmt::format("{},{},{},{},{},{},{:.9g},{},{:.6g},{:.6g},{},{:.6g},{}\n", csv_field(l.name), l.op,
+    s += fmt::format("{},{},{},{},{},{},{:.9g},{},{:.6g},{:.6g},{},{:.6g},{},{},{:.6g}\n", csv_field(l.name), l.op,
                      placement_name(l.placement), csv_field(l.reason), csv_field(schedule_text(l)), f.cycles,
-                     f.seconds_at_clock, l.macs, f.gops, f.gemm_utilization, f.bytes, f.intensity, f.bound);
+                     f.seconds_at_clock, l.macs, f.gops, f.gemm_utilization, f.bytes, f.intensity, f.bound,
+                     f.floor_cycles, f.ceiling_gops);
   }
   return s;
 }

@@ -21,6 +21,10 @@ struct LayerFigures {
   uint64_t bytes = 0;           // DRAM bytes loaded and stored
   double intensity = 0;         // operations (2 per MAC) per DRAM byte
   std::string bound;            // "compute", "bandwidth" or "" (no MACs / CPU)
+  // The layer's GEMM and ALU micro-ops alone (RunReport::compute_floor_cycles) and the GOPS
+  // they allow: what no schedule of this lowering can beat.
+  uint64_t floor_cycles = 0;
+  double ceiling_gops = 0;
 };
 
 LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const LayerRun& r);
@@ -30,6 +34,7 @@ struct NetworkTotals {
   double seconds_at_clock = 0;
   double gops = 0;       // accelerator MACs * 2 over the accelerator time
   double conv_gops = 0;  // convolution and dense layers only
+  double conv_ceiling_gops = 0;  // the same over their compute floors
   uint64_t vta_layers = 0, cpu_layers = 0;
 };
 NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run);

@@ -11,6 +11,12 @@ double RunReport::gops_at_clock(const hw::HwConfig& c) const {
   return 2.0 * double(macs) / seconds / 1e9;
 }
 
+uint64_t RunReport::compute_floor_cycles(const hw::HwConfig& c) const {
+  const uint64_t lanes = uint64_t(c.batch()) * c.block_out();
+  const uint64_t passes = c.timing.alu_lanes == 0 ? 1 : (lanes + c.timing.alu_lanes - 1) / c.timing.alu_lanes;
+  return gemm_uops * uint64_t(c.timing.gemm_ii) + alu_uops * passes * uint64_t(c.timing.alu_ii);
+}
+
 void RunReport::add(const RunReport& o) {
   cycles += o.cycles;
   insns += o.insns;
@@ -43,6 +49,7 @@ nlohmann::json RunReport::to_json(const hw::HwConfig& c) const {
   j["gops_at_clock"] = gops_at_clock(c);
   j["peak_gops"] = c.peak_gops();
   j["gemm_utilization"] = gemm_utilization();
+  j["compute_floor_cycles"] = compute_floor_cycles(c);
   j["sim_wall_seconds"] = sim_wall_seconds;
   j["timing_only"] = timing_only;
   j["dram_busy_cycles"] = dram_busy_cycles;

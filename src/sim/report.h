@@ -51,6 +51,10 @@ struct RunReport {
 
   double gemm_utilization() const { return cycles ? double(gemm_uops) / double(cycles) : 0.0; }
   double gops_at_clock(const hw::HwConfig& c) const;
+  // The compute module's cycles for its GEMM and ALU work alone (micro-ops x GEMM_II, ALU
+  // micro-op passes x ALU_II; no fill, drain, issue or waiting): no schedule that executes the
+  // same micro-ops can finish sooner, so MACs over it bound the GOPS any tiling can reach.
+  uint64_t compute_floor_cycles(const hw::HwConfig& c) const;
   // Accumulates another run (the runtime runs one program per synchronize()).
   void add(const RunReport& other);
   nlohmann::json to_json(const hw::HwConfig& config) const;
