@@ -6,8 +6,10 @@
 namespace tauvta::sim {
 
 template <typename T>
-__attribute__((target_clones("avx2", "default"))) ClampCheck<T> check_clamp(const T* __restrict pre, const T* __restrict out,
-                                                                           size_t n, int64_t lo, int64_t hi) {
+__attribute__((target_clones("avx2", "default"))) ClampCheck<T> check_clamp(const T* __restrict pre,
+                                                                            const T* __restrict out,
+                                                                            size_t n, int64_t lo,
+                                                                            int64_t hi) {
   const T l = T(lo), h = T(hi);
   T pmin = std::numeric_limits<T>::max(), pmax = std::numeric_limits<T>::min(), differ = 0;
   for (size_t k = 0; k < n; ++k) {
@@ -24,10 +26,14 @@ __attribute__((target_clones("avx2", "default"))) ClampCheck<T> check_clamp(cons
 }
 
 template <typename T>
-__attribute__((target_clones("avx2", "default"))) LaneSummary<T> summarize(const T* __restrict pre, const T* __restrict out,
-                                                                          size_t n, int64_t lo, int64_t hi, int64_t zero_threshold) {
+__attribute__((target_clones("avx2", "default"))) LaneSummary<T> summarize(const T* __restrict pre,
+                                                                           const T* __restrict out,
+                                                                           size_t n, int64_t lo,
+                                                                           int64_t hi,
+                                                                           int64_t zero_threshold) {
   const T l = T(lo), h = T(hi), zt = T(zero_threshold);
-  T omin = std::numeric_limits<T>::max(), omax = std::numeric_limits<T>::min(), pmin = omin, pmax = omax, differ = 0;
+  T omin = std::numeric_limits<T>::max(), omax = std::numeric_limits<T>::min(), pmin = omin,
+    pmax = omax, differ = 0;
   int64_t sum = 0, sumsq = 0, zeros = 0;
   for (size_t k = 0; k < n; ++k) {
     const T o = out[k], p = pre[k];
@@ -61,9 +67,10 @@ __attribute__((target_clones("avx2", "default"))) LaneSummary<T> summarize(const
 // multiplies, which AVX2 lacks), so the loop vectorizes at both accumulator widths (the 64-bit
 // compares need SSE4.2 at least: AVX2 is cloned in and picked at run time).
 template <typename Acc, typename Out, typename Lane>
-__attribute__((target_clones("avx2", "default"))) Lane cast_lanes(const Acc* __restrict acc, const Out* __restrict outbuf, Acc* __restrict flags,
-               const Acc* __restrict pre_in, Lane* __restrict pre, Lane* __restrict out, Lane* __restrict overflow, int lanes,
-               Acc out_mask) {
+__attribute__((target_clones("avx2", "default"))) Lane cast_lanes(
+    const Acc* __restrict acc, const Out* __restrict outbuf, Acc* __restrict flags,
+    const Acc* __restrict pre_in, Lane* __restrict pre, Lane* __restrict out,
+    Lane* __restrict overflow, int lanes, Acc out_mask) {
   Lane any = 0;
   for (int k = 0; k < lanes; ++k) {
     const Acc f = flags[k];
@@ -85,24 +92,34 @@ __attribute__((target_clones("avx2", "default"))) Lane cast_lanes(const Acc* __r
 }
 
 // Whether n lanes' accumulators and values before the cast all fit 32 bits.
-__attribute__((target_clones("avx2", "default"))) bool fit_32_bits(const int64_t* __restrict acc, const int64_t* __restrict pre,
-                                                                  size_t n) {
+__attribute__((target_clones("avx2", "default"))) bool fit_32_bits(const int64_t* __restrict acc,
+                                                                   const int64_t* __restrict pre,
+                                                                   size_t n) {
   int64_t wide = 0;
   for (size_t k = 0; k < n; ++k) {
-    wide |= int64_t((acc[k] < INT32_MIN) | (acc[k] > INT32_MAX) | (pre[k] < INT32_MIN) | (pre[k] > INT32_MAX));
+    wide |= int64_t((acc[k] < INT32_MIN) | (acc[k] > INT32_MAX) | (pre[k] < INT32_MIN) |
+                    (pre[k] > INT32_MAX));
   }
   return wide == 0;
 }
 
 template ClampCheck<int32_t> check_clamp(const int32_t*, const int32_t*, size_t, int64_t, int64_t);
 template ClampCheck<int64_t> check_clamp(const int64_t*, const int64_t*, size_t, int64_t, int64_t);
-template LaneSummary<int32_t> summarize(const int32_t*, const int32_t*, size_t, int64_t, int64_t, int64_t);
-template LaneSummary<int64_t> summarize(const int64_t*, const int64_t*, size_t, int64_t, int64_t, int64_t);
-template int32_t cast_lanes(const int32_t*, const int8_t*, int32_t*, const int32_t*, int32_t*, int32_t*, int32_t*, int, int32_t);
-template int32_t cast_lanes(const int32_t*, const int16_t*, int32_t*, const int32_t*, int32_t*, int32_t*, int32_t*, int, int32_t);
-template int32_t cast_lanes(const int64_t*, const int8_t*, int64_t*, const int64_t*, int32_t*, int32_t*, int32_t*, int, int64_t);
-template int32_t cast_lanes(const int64_t*, const int16_t*, int64_t*, const int64_t*, int32_t*, int32_t*, int32_t*, int, int64_t);
-template int64_t cast_lanes(const int64_t*, const int8_t*, int64_t*, const int64_t*, int64_t*, int64_t*, int64_t*, int, int64_t);
-template int64_t cast_lanes(const int64_t*, const int16_t*, int64_t*, const int64_t*, int64_t*, int64_t*, int64_t*, int, int64_t);
+template LaneSummary<int32_t> summarize(const int32_t*, const int32_t*, size_t, int64_t, int64_t,
+                                        int64_t);
+template LaneSummary<int64_t> summarize(const int64_t*, const int64_t*, size_t, int64_t, int64_t,
+                                        int64_t);
+template int32_t cast_lanes(const int32_t*, const int8_t*, int32_t*, const int32_t*, int32_t*,
+                            int32_t*, int32_t*, int, int32_t);
+template int32_t cast_lanes(const int32_t*, const int16_t*, int32_t*, const int32_t*, int32_t*,
+                            int32_t*, int32_t*, int, int32_t);
+template int32_t cast_lanes(const int64_t*, const int8_t*, int64_t*, const int64_t*, int32_t*,
+                            int32_t*, int32_t*, int, int64_t);
+template int32_t cast_lanes(const int64_t*, const int16_t*, int64_t*, const int64_t*, int32_t*,
+                            int32_t*, int32_t*, int, int64_t);
+template int64_t cast_lanes(const int64_t*, const int8_t*, int64_t*, const int64_t*, int64_t*,
+                            int64_t*, int64_t*, int, int64_t);
+template int64_t cast_lanes(const int64_t*, const int16_t*, int64_t*, const int64_t*, int64_t*,
+                            int64_t*, int64_t*, int, int64_t);
 
 }  // namespace tauvta::sim

@@ -28,7 +28,8 @@ struct LaneSummary {
   bool clamped = false;
 };
 template <typename T>
-LaneSummary<T> summarize(const T* pre, const T* out, size_t n, int64_t lo, int64_t hi, int64_t zero_threshold);
+LaneSummary<T> summarize(const T* pre, const T* out, size_t n, int64_t lo, int64_t hi,
+                         int64_t zero_threshold);
 
 // A STORE's lanes at the cast: the value before it (the MIN's input `pre_in` where a MIN saw the
 // lane, else the accumulator or the output), the output, and whether the cast changed the value
@@ -36,8 +37,8 @@ LaneSummary<T> summarize(const T* pre, const T* out, size_t n, int64_t lo, int64
 // a clip at the type's limit changed it), which it clears. `out_mask` has the output width's low
 // bits set. Returns nonzero if any lane overflowed.
 template <typename Acc, typename Out, typename Lane>
-Lane cast_lanes(const Acc* acc, const Out* outbuf, Acc* flags, const Acc* pre_in, Lane* pre, Lane* out, Lane* overflow,
-                int lanes, Acc out_mask);
+Lane cast_lanes(const Acc* acc, const Out* outbuf, Acc* flags, const Acc* pre_in, Lane* pre,
+                Lane* out, Lane* overflow, int lanes, Acc out_mask);
 
 // Whether n lanes' accumulators and values before the cast all fit 32 bits.
 bool fit_32_bits(const int64_t* acc, const int64_t* pre, size_t n);

@@ -1,8 +1,8 @@
 #include "sim/value_counts.h"
 
-#include <bit>
-
 #include <fmt/format.h>
+
+#include <bit>
 
 #include "common/error.h"
 
@@ -30,14 +30,17 @@ int64_t IntHistogram::bin_lo(size_t b) const {
   return lo + (int64_t(b) * span + n - 1) / n;
 }
 
-BinCounter::BinCounter(int64_t lo, int64_t hi, size_t bins) : lo_(lo), hi_(hi), bins_(bins), stride_(bins + 2) {
+BinCounter::BinCounter(int64_t lo, int64_t hi, size_t bins)
+    : lo_(lo), hi_(hi), bins_(bins), stride_(bins + 2) {
   const uint64_t span = uint64_t(hi - lo);
   if (span % bins == 0 && std::has_single_bit(span / bins)) shift_ = std::countr_zero(span / bins);
   counts_.assign(4 * stride_, 0);
 }
 
 void BinCounter::flush(IntHistogram& h) {
-  drain([&](size_t slot, uint64_t n) { (slot == 0 ? h.below : slot == bins_ + 1 ? h.above : h.counts[slot - 1]) += n; });
+  drain([&](size_t slot, uint64_t n) {
+    (slot == 0 ? h.below : slot == bins_ + 1 ? h.above : h.counts[slot - 1]) += n;
+  });
 }
 
 }  // namespace tauvta::sim

@@ -88,7 +88,9 @@ class BinCounter {
     // (v - lo) < hi - lo < 2^40 and at most 2^16 bins: the product fits 64 bits.
     for (size_t k = 0; k < n; ++k) {
       const int64_t x = int64_t(v[k]);
-      const size_t slot = x < lo ? 0 : x >= hi ? bins_ + 1 : 1 + size_t(((x - lo) * int64_t(bins_)) / (hi - lo));
+      const size_t slot = x < lo    ? 0
+                          : x >= hi ? bins_ + 1
+                                    : 1 + size_t(((x - lo) * int64_t(bins_)) / (hi - lo));
       ++c[(k & 3) * stride + slot];
       if constexpr (kOutside) outside |= x < lo || x >= hi;
     }
@@ -115,8 +117,8 @@ class BinCounter {
       ++c2[slot(x2)];
       ++c3[slot(x3)];
       if constexpr (kOutside)
-        outside |= W((x0 == below) | (x0 == hi) | (x1 == below) | (x1 == hi) | (x2 == below) | (x2 == hi) |
-                     (x3 == below) | (x3 == hi));
+        outside |= W((x0 == below) | (x0 == hi) | (x1 == below) | (x1 == hi) | (x2 == below) |
+                     (x2 == hi) | (x3 == below) | (x3 == hi));
     }
     for (; k < n; ++k) {
       const W x = std::clamp(W(v[k]), below, hi);

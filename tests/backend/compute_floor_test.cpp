@@ -14,18 +14,20 @@ using namespace tauvta;
 
 TEST(ComputeFloor, IsTheSameForEveryScheduleAndNoScheduleBeatsIt) {
   const hw::HwConfig c = hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/pynq.json");
-  for (const char* spec : {"conv2d,ci=64,h=56,w=56,co=64,k=3,s=1,p=1", "conv2d,ci=64,h=56,w=56,co=128,k=1,s=2,p=0",
-                           "dense,ci=512,co=160"}) {
+  for (const char* spec : {"conv2d,ci=64,h=56,w=56,co=64,k=3,s=1,p=1",
+                           "conv2d,ci=64,h=56,w=56,co=128,k=1,s=2,p=0", "dense,ci=512,co=160"}) {
     SCOPED_TRACE(spec);
     const lower::ConvWorkload w = tune::parse_workload_spec(spec);
-    const std::vector<lower::Schedule> space = lower::schedule_space(c, w, lower::LayerNeeds{1, false});
+    const std::vector<lower::Schedule> space =
+        lower::schedule_space(c, w, lower::LayerNeeds{1, false});
     ASSERT_GT(space.size(), 8u);
     backend::OpRunOptions o;
     o.timing_only = true;
     o.bias = true;
     uint64_t floor = 0;
     int timed = 0;
-    for (size_t k = 0; k < space.size(); k += space.size() / 8) {  // eight schedules across the space
+    for (size_t k = 0; k < space.size();
+         k += space.size() / 8) {  // eight schedules across the space
       backend::OpRun r;
       try {
         r = backend::run_op(c, w, space[k], o);

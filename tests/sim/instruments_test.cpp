@@ -4,12 +4,13 @@
 // both ways), and clip bounds that change between STOREs; at W8 (exact per-value counts) and
 // W16 (binned; 64-bit accumulators with values past 32 bits in some STOREs), with bins that nest
 // and bins that do not.
+#include "sim/instruments.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "hw/hw_config.h"
-#include "sim/instruments.h"
 #include "sim/onchip_memory.h"
 
 namespace {
@@ -19,7 +20,8 @@ using namespace tauvta;
 struct Expected {
   sim::IntHistogram pre, out;
   uint64_t elements = 0, overflows = 0, zeros = 0;
-  int64_t out_min = INT64_MAX, out_max = INT64_MIN, pre_min = INT64_MAX, pre_max = INT64_MIN, sum = 0, sumsq = 0;
+  int64_t out_min = INT64_MAX, out_max = INT64_MIN, pre_min = INT64_MAX, pre_max = INT64_MIN,
+          sum = 0, sumsq = 0;
   void add(int64_t p, int64_t o, bool overflow, int64_t zero_threshold) {
     pre.add(p);
     out.add(o);
@@ -39,7 +41,8 @@ class InstrumentsTest : public ::testing::TestWithParam<std::tuple<std::string, 
 
 TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) {
   const auto& [preset, bins] = GetParam();
-  const hw::HwConfig config = hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/" + preset + ".json");
+  const hw::HwConfig config =
+      hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/" + preset + ".json");
   sim::OnChipMemory mem(config);
   const int lanes = config.batch() * config.block_out();
   const int bits = config.out_width();
@@ -64,7 +67,9 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   want.out = sim::IntHistogram(qmin, qmax + 1, int(std::min<int64_t>(bins, qmax - qmin + 1)));
 
   auto acc = [&](size_t i) -> int64_t { return mem.acc_is_int32() ? mem.acc32[i] : mem.acc64[i]; };
-  auto set_acc = [&](size_t i, int64_t v) { mem.acc_is_int32() ? void(mem.acc32[i] = int32_t(v)) : void(mem.acc64[i] = v); };
+  auto set_acc = [&](size_t i, int64_t v) {
+    mem.acc_is_int32() ? void(mem.acc32[i] = int32_t(v)) : void(mem.acc64[i] = v);
+  };
   auto set_out = [&](size_t i, int64_t v) {  // the low OUT bits, as every GEMM and ALU op writes
     const int64_t narrow = int64_t(uint64_t(v) << (64 - bits)) >> (64 - bits);
     mem.out_is_int8() ? void(mem.out8[i] = int8_t(narrow)) : void(mem.out16[i] = int16_t(narrow));
@@ -96,7 +101,8 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
     for (size_t i = 0; i < pre.size(); ++i) {
       pre[i] = d(rng);
       // 64-bit accumulators: a few values past 32 bits, which the counts must keep exactly.
-      if (past_32_bits && !mem.acc_is_int32() && i % 97 == 5) pre[i] = (i % 2 ? 1 : -1) * ((int64_t(1) << 40) + int64_t(i));
+      if (past_32_bits && !mem.acc_is_int32() && i % 97 == 5)
+        pre[i] = (i % 2 ? 1 : -1) * ((int64_t(1) << 40) + int64_t(i));
       set_acc(i, pre[i]);
       set_out(i, pre[i]);
     }
@@ -106,7 +112,8 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   clip(hw::AluOp::kMin, qmax);
   clip(hw::AluOp::kMax, 0);
   inst.on_store(mem, store);
-  for (int64_t p : pre) want.add(p, std::clamp<int64_t>(p, 0, qmax), p > qmax, settings.zero_threshold);
+  for (int64_t p : pre)
+    want.add(p, std::clamp<int64_t>(p, 0, qmax), p > qmax, settings.zero_threshold);
   // 2. No clip at all: the STORE narrows, so the output is not a clamp of the value.
   fill(near, true);
   store.dram_base = elems;
@@ -121,7 +128,8 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   clip(hw::AluOp::kMax, qmin);
   store.dram_base = 0;
   inst.on_store(mem, store);
-  for (int64_t p : pre) want.add(p, std::clamp(p, qmin, qmax), p > qmax || p < qmin, settings.zero_threshold);
+  for (int64_t p : pre)
+    want.add(p, std::clamp(p, qmin, qmax), p > qmax || p < qmin, settings.zero_threshold);
 
   const sim::LayerObservation& o = inst.observation();
   EXPECT_EQ(o.elements, want.elements);
@@ -130,7 +138,8 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   EXPECT_EQ(o.pre_cast.counts, want.pre.counts);
   EXPECT_EQ(o.pre_cast.below, want.pre.below);
   EXPECT_EQ(o.pre_cast.above, want.pre.above);
-  EXPECT_GT(want.pre.below + want.pre.above, 0u) << "some values should lie past the pre-cast range";
+  EXPECT_GT(want.pre.below + want.pre.above, 0u)
+      << "some values should lie past the pre-cast range";
   EXPECT_EQ(o.output.counts, want.out.counts);
   EXPECT_EQ(o.out_min, want.out_min);
   EXPECT_EQ(o.out_max, want.out_max);
@@ -141,9 +150,11 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
 }
 
 INSTANTIATE_TEST_SUITE_P(Instruments, InstrumentsTest,
-                         ::testing::Combine(::testing::Values("pynq", "pynq_w16"), ::testing::Values(64, 100)),
+                         ::testing::Combine(::testing::Values("pynq", "pynq_w16"),
+                                            ::testing::Values(64, 100)),
                          [](const auto& p) {
-                           return std::get<0>(p.param) + "_bins" + std::to_string(std::get<1>(p.param));
+                           return std::get<0>(p.param) + "_bins" +
+                                  std::to_string(std::get<1>(p.param));
                          });
 
 }  // namespace
