@@ -66,16 +66,17 @@ std::set<size_t> parse_task_list(const std::string& s) {
 }
 
 std::string task_table(const std::vector<tune::TaskResult>& rs) {
-  std::string s = fmt::format("{:<4} {:<52} {:>3} {:>6} {:>6} {:>9} {:>9} {:>7} {:>6} {:>7} {:>6} {:>4} {:>9}\n", "task",
-                              "workload", "n", "space", "trials", "heur GOPS", "tuned", "speedup", "to95%", "stopped",
-                              "errors", "ver", "trials/s");
+  std::string s = fmt::format("{:<4} {:<52} {:>3} {:>6} {:>6} {:>9} {:>9} {:>7} {:>7} {:>6} {:>7} {:>6} {:>4} {:>9}\n",
+                              "task", "workload", "n", "space", "trials", "heur GOPS", "tuned", "ceiling", "speedup",
+                              "to95%", "stopped", "errors", "ver", "trials/s");
   for (size_t i = 0; i < rs.size(); ++i) {
     const tune::TaskResult& r = rs[i];
     const double d = r.default_measure.gops, t = r.best_measure.gops;
-    s += fmt::format("{:<4} {:<52} {:>3} {:>6} {:>6} {:>9.2f} {:>9.2f} {:>6.2f}x {:>6} {:>7} {:>6} {:>4} {:>9.0f}\n",
+    s += fmt::format("{:<4} {:<52} {:>3} {:>6} {:>6} {:>9.2f} {:>9.2f} {:>7.2f} {:>6.2f}x {:>6} {:>7} {:>6} {:>4} {:>9.0f}\n",
                      r.task.name.substr(0, r.task.name.find(' ')), r.task.workload().to_string().substr(0, 52),
-                     std::max<size_t>(1, r.task.layers.size()), r.space_size, r.trials, d, t, d > 0 ? t / d : 0.0,
-                     r.trials_to_95, r.stopped, r.errors - r.stopped, r.verified, r.trials_per_second());
+                     std::max<size_t>(1, r.task.layers.size()), r.space_size, r.trials, d, t,
+                     r.default_measure.ceiling_gops, d > 0 ? t / d : 0.0, r.trials_to_95, r.stopped,
+                     r.errors - r.stopped, r.verified, r.trials_per_second());
   }
   return s;
 }
@@ -83,7 +84,9 @@ std::string task_table(const std::vector<tune::TaskResult>& rs) {
 nlohmann::json task_json(const tune::TaskResult& r) {
   const lower::OpKind k = r.task.workload().kind;
   auto measure = [](const tune::Measurement& m) {
-    return nlohmann::json{{"cycles", m.cycles}, {"seconds", m.seconds}, {"gops", m.gops}, {"insns", m.insns}};
+    return nlohmann::json{{"cycles", m.cycles},         {"seconds", m.seconds},
+                          {"gops", m.gops},             {"insns", m.insns},
+                          {"floor_cycles", m.floor_cycles}, {"ceiling_gops", m.ceiling_gops}};
   };
   nlohmann::json j = {{"name", r.task.name},
                       {"workload", lower::workload_to_json(r.task.workload())},

@@ -39,6 +39,7 @@ Measurement measure_one(const hw::HwConfig& c, lower::ProgramTimer& timer, const
     const sim::RunReport r = timer.time(p, cycle_limit);
     m.cycles = r.cycles;
     m.insns = p.num_insns();
+    m.floor_cycles = r.compute_floor_cycles(c);
     if (r.cycles > cycle_limit) {
       m.error_no = kRunTimeout;
       m.error = fmt::format("stopped after {} cycles: slower than the best so far ({} cycles)", r.cycles, cycle_limit);
@@ -52,6 +53,8 @@ Measurement measure_one(const hw::HwConfig& c, lower::ProgramTimer& timer, const
   }
   m.seconds = double(m.cycles) / (c.timing.clock_mhz * 1e6);
   m.gops = m.seconds > 0 ? 2.0 * double(spec.w.macs()) / m.seconds / 1e9 : 0;
+  const double floor_seconds = double(m.floor_cycles) / (c.timing.clock_mhz * 1e6);
+  m.ceiling_gops = floor_seconds > 0 ? 2.0 * double(spec.w.macs()) / floor_seconds / 1e9 : 0;
   m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }

@@ -30,6 +30,10 @@ struct Measurement {
   double seconds = 0;  // at the config's clock
   double gops = 0;
   uint64_t insns = 0;
+  // The candidate's GEMM and ALU micro-ops alone (sim::RunReport::compute_floor_cycles) and the
+  // GOPS they allow: the same for every schedule of a task, the ceiling tuning works against.
+  uint64_t floor_cycles = 0;
+  double ceiling_gops = 0;
   int error_no = kNoError;
   std::string error;
   double wall_seconds = 0;  // lowering and timing, on the worker

@@ -102,6 +102,14 @@ TEST(TuneCli, ModelTasksTunedAndAppliedByRun) {
   const nlohmann::json j = nlohmann::json::parse(std::ifstream(dir / "r.json"));
   ASSERT_GE(j["tasks"].size(), 3u);
   EXPECT_LE(j["end_to_end"]["after"]["cycles"].get<uint64_t>(), j["end_to_end"]["before"]["cycles"].get<uint64_t>() * 21 / 20);
+  // The compute floor is every schedule's: the best stays under the ceiling the default shows.
+  for (const nlohmann::json& t : j["tasks"]) {
+    const nlohmann::json& d = t["default"]["measure"];
+    EXPECT_GT(d["ceiling_gops"].get<double>(), 0.0) << t.dump();
+    EXPECT_LE(t["best"]["measure"]["gops"].get<double>(), d["ceiling_gops"].get<double>()) << t.dump();
+    EXPECT_EQ(t["best"]["measure"]["floor_cycles"], d["floor_cycles"]) << t.dump();
+  }
+  EXPECT_GE(j["end_to_end"]["conv_ceiling_gops"].get<double>(), j["end_to_end"]["after"]["conv_gops"].get<double>());
   // The log applies to the model through run --tuning-log.
   const auto run = run_tauvta("run " + model + " --timing-only --tuning-log " + log + " --report " + (dir / "run.json").string());
   ASSERT_EQ(run.code, 0) << run.out;
