@@ -33,7 +33,7 @@ LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const L
   f.gops = f.seconds_at_clock > 0 ? 2.0 * double(l.macs) / f.seconds_at_clock / 1e9 : 0;
   f.gemm_utilization = r.report.gemm_utilization();
   f.floor_cycles = r.report.compute_floor_cycles(c);
-  f.ceiling_gops = f.floor_cycles ? 2.0 * double(l.macs) / (double(f.floor_cycles) / (c.timing.clock_mhz * 1e6)) / 1e9 : 0;
+  f.ceiling_gops = c.gops(l.macs, f.floor_cycles);
   for (uint64_t b : r.report.bytes_loaded) f.bytes += b;
   f.bytes += r.report.bytes_stored;
   if (l.macs > 0 && f.bytes > 0) {
@@ -67,8 +67,8 @@ NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run) 
   t.cycles = run.total.cycles;
   t.seconds_at_clock = double(t.cycles) / hz;
   t.gops = t.seconds_at_clock > 0 ? 2.0 * double(macs) / t.seconds_at_clock / 1e9 : 0;
-  t.conv_gops = conv_cycles ? 2.0 * double(conv_macs) / (double(conv_cycles) / hz) / 1e9 : 0;
-  t.conv_ceiling_gops = conv_floor ? 2.0 * double(conv_macs) / (double(conv_floor) / hz) / 1e9 : 0;
+  t.conv_gops = net.config.gops(conv_macs, conv_cycles);
+  t.conv_ceiling_gops = net.config.gops(conv_macs, conv_floor);
   return t;
 }
 

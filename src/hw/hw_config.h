@@ -93,6 +93,11 @@ struct HwConfig {
   double dram_bytes_per_cycle() const;
   uint64_t macs_per_cycle() const { return uint64_t(batch()) * block_in() * block_out(); }
   double peak_gops() const { return 2.0 * double(macs_per_cycle()) * timing.clock_mhz / 1000.0; }
+  // Operations (2 per MAC) per second, in GOPS, of `macs` MACs taking `cycles` cycles at this
+  // config's clock; 0 for no cycles.
+  double gops(uint64_t macs, uint64_t cycles) const {
+    return cycles ? 2.0 * double(macs) / (double(cycles) / (timing.clock_mhz * 1e6)) / 1e9 : 0.0;
+  }
 
   // VTA's configuration name, e.g. "1x16_i8w8a32_15_15_18_17" ("1x16x32_..." when
   // BLOCK_IN != BLOCK_OUT).

@@ -64,12 +64,10 @@ LayerInstruments::LayerInstruments(const hw::HwConfig& config, uint32_t layer, O
     throw Error(fmt::format("instruments: an output of {} elements is too large to observe", image_elems_ * map_.n));
   }
   const size_t acc_lanes = size_t(config.acc_depth()) * size_t(config.batch() * config.block_out());
-  const size_t row = size_t(config.batch() * config.block_out());
   auto init = [&](auto& st) {
     st.pre.assign(acc_lanes, 0);
     st.flags.assign(acc_lanes, 0);
   };
-  rows32_.reserve(row);
   config.acc_width() <= 32 ? init(lanes32_) : init(lanes64_);
   per_element_ = what_.histogram || what_.sparsity || what_.stats || what_.trace;
   obs_.overflow_map.assign(size_t(image_elems_), 0);
@@ -317,6 +315,29 @@ void LayerInstruments::record_overflows(const T* pre, const T* out, const T* ove
   }
 }
 
+namespace {
+
+// An element's place in the blocked output layout [N/BATCH][C/BLOCK][H*W] (xy in the plane,
+// channel block, batch block), found once by dividing and then stepped without dividing.
+struct BlockedPlace {
+  int64_t plane, blocks, xy, cb, nb;
+  BlockedPlace(int64_t rel, int64_t plane_, int64_t blocks_)
+      : plane(plane_), blocks(blocks_), xy(rel % plane_), cb((rel / plane_) % blocks_), nb(rel / (plane_ * blocks_)) {}
+  // Moves `run` elements on, at most to the end of the plane.
+  void advance(int64_t run = 1) {
+    xy += run;
+    if (xy == plane) {
+      xy = 0;
+      if (++cb == blocks) {
+        cb = 0;
+        ++nb;
+      }
+    }
+  }
+};
+
+}  // namespace
+
 template <typename Acc, typename Out, typename Lane>
 void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw::Insn& insn) {
   const int lanes = map_.batch * map_.block;
@@ -345,39 +366,27 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
     }
     if (!what_.sparsity && !any) return;
     for (uint32_t y = 0; y < insn.y_size; ++y) {
-      const int64_t rel = int64_t(uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride - first);
-      int64_t xy = rel % plane_, cb = (rel / plane_) % blocks, nb = rel / (plane_ * blocks);
+      BlockedPlace at(int64_t(uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride - first), plane_, blocks);
       if (map_.batch == 1 && !any) {
         // Only zeros to add: consecutive elements of one channel block have consecutive slots
         // in the pending map, so each run up to the end of the plane is one call.
         for (uint32_t x = 0; x < insn.x_size;) {
-          const uint32_t run = uint32_t(std::min<int64_t>(insn.x_size - x, plane_ - xy));
+          const uint32_t run = uint32_t(std::min<int64_t>(insn.x_size - x, plane_ - at.xy));
           add_zeros(rw.out.data() + (size_t(y) * insn.x_size + x) * size_t(lanes), int(run) * map_.block,
-                    size_t((cb * plane_ + xy) * map_.block));
+                    size_t((at.cb * plane_ + at.xy) * map_.block));
           x += run;
-          xy += run;
-          if (xy == plane_) {
-            xy = 0;
-            cb = cb + 1 == blocks ? 0 : cb + 1;
-          }
+          at.advance(run);
         }
         continue;
       }
-      for (uint32_t x = 0; x < insn.x_size; ++x) {
+      for (uint32_t x = 0; x < insn.x_size; ++x, at.advance()) {
         const size_t k0 = (size_t(y) * insn.x_size + x) * size_t(lanes);
         for (int r = 0; r < map_.batch; ++r) {
           const size_t k = k0 + size_t(r * map_.block);
-          if (what_.sparsity) add_zeros(rw.out.data() + k, map_.block, size_t((cb * plane_ + xy) * map_.block));
+          if (what_.sparsity) add_zeros(rw.out.data() + k, map_.block, size_t((at.cb * plane_ + at.xy) * map_.block));
           if (any) {
             record_overflows(rw.pre.data() + k, rw.out.data() + k, rw.overflow.data() + k, map_.block,
-                             cb * map_.block * plane_ + xy, cb * map_.block, nb * map_.batch + r);
-          }
-        }
-        if (++xy == plane_) {
-          xy = 0;
-          if (++cb == blocks) {
-            cb = 0;
-            ++nb;
+                             at.cb * map_.block * plane_ + at.xy, at.cb * map_.block, at.nb * map_.batch + r);
           }
         }
       }
@@ -399,9 +408,8 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
     if (x_lo >= x_hi) continue;
     // The first element's place in the blocked layout [N/BATCH][C/BLOCK][H*W]; the others step
     // through it one element at a time, without dividing.
-    const int64_t rel = int64_t(row + x_lo - first);
-    int64_t xy = rel % plane_, cb = (rel / plane_) % blocks, nb = rel / (plane_ * blocks);
-    for (uint64_t x = x_lo; x < x_hi; ++x) {
+    BlockedPlace at(int64_t(row + x_lo - first), plane_, blocks);
+    for (uint64_t x = x_lo; x < x_hi; ++x, at.advance()) {
       const size_t sram = size_t(insn.sram_base + y * insn.x_size + uint32_t(x)) * size_t(lanes);
       const Acc* av = acc + sram;
       const Out* ov = outbuf + sram;
@@ -410,26 +418,20 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
       const Lane any = cast_lanes<Acc, Out, Lane>(av, ov, fv, pv, pr, ou, ov_flags, lanes, out_mask);
       // Its real lanes are the first `chans` channels of the first `rows` batch rows (the others
       // pad N or C, or are images past the valid ones).
-      const int64_t rows =
-          std::clamp<int64_t>(std::min<int64_t>(map_.n - nb * map_.batch, valid_images_ - nb * map_.batch), 0, map_.batch);
-      const int64_t chans = std::clamp<int64_t>(map_.c - cb * map_.block, 0, map_.block);
+      const int64_t rows = std::clamp<int64_t>(
+          std::min<int64_t>(map_.n - at.nb * map_.batch, valid_images_ - at.nb * map_.batch), 0, map_.batch);
+      const int64_t chans = std::clamp<int64_t>(map_.c - at.cb * map_.block, 0, map_.block);
       if (any || per_element_) {
-        const int64_t e0 = cb * map_.block * plane_ + xy;
+        const int64_t e0 = at.cb * map_.block * plane_ + at.xy;
         for (int64_t r = 0; r < rows; ++r) {
           const size_t k0 = size_t(r * map_.block);
           count_values(pr + k0, ou + k0, size_t(chans));
-          if (what_.sparsity) add_zeros(ou + k0, int(chans), size_t((cb * plane_ + xy) * map_.block));
-          record_overflows(pr + k0, ou + k0, ov_flags + k0, int(chans), e0, cb * map_.block, nb * map_.batch + r);
+          if (what_.sparsity) add_zeros(ou + k0, int(chans), size_t((at.cb * plane_ + at.xy) * map_.block));
+          record_overflows(pr + k0, ou + k0, ov_flags + k0, int(chans), e0, at.cb * map_.block,
+                           at.nb * map_.batch + r);
         }
       } else {  // the overflow instrument alone and nothing overflowed
         obs_.elements += uint64_t(rows * chans);
-      }
-      if (++xy == plane_) {
-        xy = 0;
-        if (++cb == blocks) {
-          cb = 0;
-          ++nb;
-        }
       }
     }
   }

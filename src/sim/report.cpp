@@ -5,11 +5,7 @@
 
 namespace tauvta::sim {
 
-double RunReport::gops_at_clock(const hw::HwConfig& c) const {
-  if (cycles == 0) return 0.0;
-  const double seconds = double(cycles) / (c.timing.clock_mhz * 1e6);
-  return 2.0 * double(macs) / seconds / 1e9;
-}
+double RunReport::gops_at_clock(const hw::HwConfig& c) const { return c.gops(macs, cycles); }
 
 uint64_t RunReport::compute_floor_cycles(const hw::HwConfig& c) const {
   const uint64_t lanes = uint64_t(c.batch()) * c.block_out();

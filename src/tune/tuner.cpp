@@ -157,9 +157,7 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
       }
       // A candidate stopped at the cycle limit tells the searcher the GOPS it could at most
       // reach (its cycles so far are a lower bound): below the best, still ranked.
-      const double told_gops = mi.error_no == kRunTimeout && mi.cycles > 0
-                                   ? 2.0 * double(w.macs()) / (double(mi.cycles) / (c.timing.clock_mhz * 1e6)) / 1e9
-                                   : gops;
+      const double told_gops = mi.error_no == kRunTimeout && mi.cycles > 0 ? c.gops(w.macs(), mi.cycles) : gops;
       told.push_back({points[i], told_gops});
     }
     searcher->report(told);
