@@ -1,6 +1,7 @@
 #include "lower/conv_lowering.h"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -56,14 +57,14 @@ void emit_transposed_gemms(runtime::CommandBuilder& cb, NestKernelMemo& kernels,
       if (jx == 0 || mx == 0) continue;
       const int64_t kx_max = rx + sw * (mx - 1);
       const int64_t col0 = (ox0 + c0 + w.pad_left - kx_max) / sw - ix_lo;
-      const std::vector<NestDim> dims = {
+      const std::array<NestDim, 7> dims = {{
           {uint32_t(tci_i), 0, rc, uint32_t(KK)},
           {uint32_t(my), 0, uint32_t(cols), uint32_t(sh * kw)},
           {uint32_t(mx), 0, 1, uint32_t(sw)},
           {uint32_t(tb_i), uint32_t(tco_i * th_i * tw_i), uint32_t(tci_i) * rc, 0},
           {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, uint32_t(tci_i * KK)},
           {uint32_t(jy), uint32_t(sh * tw_i), uint32_t(cols), 0},
-          {uint32_t(jx), uint32_t(sw), 1, 0}};
+          {uint32_t(jx), uint32_t(sw), 1, 0}}};
       const uint32_t dst = acc_base + uint32_t(r0 * tw_i + c0);
       const uint32_t src = inp_base + uint32_t(row0 * cols + col0);
       const uint32_t wgt = wgt_base + uint32_t((kh - 1 - ky_max) * kw + (kw - 1 - kx_max));
@@ -288,21 +289,22 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
             if (kc == 0) cb.dep_pop(Module::kStore, Module::kCompute);
             cb.dep_pop(Module::kLoad, Module::kCompute);
             const uint32_t rc = uint32_t(rows * cols);
-            const std::vector<NestDim> out_dims = {
+            // Fixed arrays, not vectors: these are built for every reduction step.
+            const std::array<NestDim, 4> out_dims = {{
                 {uint32_t(tb_i), uint32_t(tco_i * th_i * tw_i), 0, 0},
                 {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, 0},
                 {uint32_t(th_i), uint32_t(tw_i), 0, 0},
-                {uint32_t(tw_i), 1, 0, 0}};
+                {uint32_t(tw_i), 1, 0, 0}}};
             if (kc == 0) cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base, wgt_base, out_dims), true);
             if (!transposed) {
-              const std::vector<NestDim> dims = {
+              const std::array<NestDim, 7> dims = {{
                   {uint32_t(tci_i), 0, rc, uint32_t(KK)},
                   {uint32_t(g.kh), 0, uint32_t(w.dilation_h * cols), uint32_t(g.kw)},
                   {uint32_t(g.kw), 0, uint32_t(w.dilation_w), 1},
                   {uint32_t(tb_i), uint32_t(tco_i * th_i * tw_i), uint32_t(tci_i) * rc, 0},
                   {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, uint32_t(tci_i * KK)},
                   {uint32_t(th_i), uint32_t(tw_i), uint32_t(w.stride_h * cols), 0},
-                  {uint32_t(tw_i), 1, uint32_t(w.stride_w), 0}};
+                  {uint32_t(tw_i), 1, uint32_t(w.stride_w), 0}}};
               cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base, wgt_base, dims));
             } else {
               emit_transposed_gemms(cb, kernels, w, acc_base, inp_base, wgt_base, it.ht * t.th, it.wt * t.tw, th_i, tw_i,
@@ -316,16 +318,15 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
                            sites ? &record_conv : nullptr);
               if (fused) {
                 // The residual joins the clipped result; its INP part is free once it has.
-                std::vector<NestDim> imm = out_dims;
                 if (spec.add->conv_shl > 0) {
-                  const runtime::EncodedKernel& k = kernels.get(UopKind::kAlu, acc_base, 0, 0, imm);
+                  const runtime::EncodedKernel& k = kernels.get(UopKind::kAlu, acc_base, 0, 0, out_dims);
                   const std::vector<int64_t> shl = shift_pieces(c, -spec.add->conv_shl);
                   for (size_t i = 0; i < shl.size(); ++i) {
                     cb.alu(k, hw::AluOp::kShr, true, int32_t(shl[i]));
                     if (sites) pb.record_imm(1, ImmRole::kShl, int(i));
                   }
                 }
-                std::vector<NestDim> rd = out_dims;
+                std::array<NestDim, 4> rd = out_dims;
                 for (NestDim& d : rd) d.src = d.dst;
                 cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base + uint32_t(t.res_offset), ident_wgt, rd));
                 cb.dep_push(Module::kCompute, Module::kLoad);

@@ -1,6 +1,7 @@
 #include "lower/requant_alu.h"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -86,16 +87,22 @@ RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>
 }
 
 void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const RequantVectors& rv,
-                  uint32_t acc_base, const std::vector<NestDim>& dims, uint32_t ch0,
+                  uint32_t acc_base, std::span<const NestDim> dims, uint32_t ch0,
                   uint32_t vec_stride, int channel_dim, bool bias_add, int64_t clip_min,
                   int64_t clip_max, NestKernelMemo* memo,
                   const std::function<void(ImmRole role, int piece)>* record) {
   using runtime::UopKind;
+  // Fixed arrays, not vectors: a convolution requantizes every output tile through here.
+  constexpr size_t kMaxDims = 8;
+  if (dims.size() > kMaxDims) throw InternalError(fmt::format("emit_requant: a nest of {} dimensions", dims.size()));
+  std::array<NestDim, kMaxDims> vector_store{}, imm_store{};
+  const std::span<NestDim> vector_dims(vector_store.data(), dims.size()), imm_dims(imm_store.data(), dims.size());
   // A vector operand: src walks the channel blocks, broadcast over everything else.
-  std::vector<NestDim> vector_dims = dims, imm_dims = dims;
+  std::copy(dims.begin(), dims.end(), vector_dims.begin());
+  std::copy(dims.begin(), dims.end(), imm_dims.begin());
   for (size_t i = 0; i < dims.size(); ++i) vector_dims[i].src = int(i) == channel_dim ? 1 : 0;
   for (NestDim& x : imm_dims) x.src = 0;  // the source is read but unused: point it at element 0
-  auto alu = [&](uint32_t src0, const std::vector<NestDim>& d, hw::AluOp op, bool use_imm, int64_t imm) {
+  auto alu = [&](uint32_t src0, std::span<const NestDim> d, hw::AluOp op, bool use_imm, int64_t imm) {
     if (memo) {
       cb.alu(memo->get(UopKind::kAlu, acc_base, src0, 0, d), op, use_imm, int32_t(imm));
     } else {

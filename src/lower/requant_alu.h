@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "hw/hw_config.h"
@@ -53,7 +54,7 @@ std::vector<int64_t> shift_pieces(const hw::HwConfig& c, int64_t shift);
 // k * vec_stride; the tile's
 // channel blocks start at `ch0` and advance along dims[channel_dim] (-1: one block for all).
 void emit_requant(runtime::CommandBuilder& cb, const hw::HwConfig& c, const RequantVectors& rv,
-                  uint32_t acc_base, const std::vector<NestDim>& dims, uint32_t ch0,
+                  uint32_t acc_base, std::span<const NestDim> dims, uint32_t ch0,
                   uint32_t vec_stride, int channel_dim, bool bias_add, int64_t clip_min,
                   int64_t clip_max, NestKernelMemo* memo = nullptr,
                   const std::function<void(ImmRole role, int piece)>* record = nullptr);

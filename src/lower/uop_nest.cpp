@@ -28,7 +28,7 @@ bool loopable(const NestDim& d, const FieldLimits& f) {
 
 }  // namespace
 
-uint64_t nest_points(const std::vector<NestDim>& dims) {
+uint64_t nest_points(std::span<const NestDim> dims) {
   uint64_t n = 1;
   for (const NestDim& d : dims) n *= d.extent;
   return n;
@@ -36,7 +36,7 @@ uint64_t nest_points(const std::vector<NestDim>& dims) {
 
 runtime::UopKernel make_nest_kernel(const hw::HwConfig& c, runtime::UopKind kind, uint32_t dst0,
                                     uint32_t src0, uint32_t wgt0,
-                                    const std::vector<NestDim>& all_dims) {
+                                    std::span<const NestDim> all_dims) {
   std::vector<NestDim> dims;
   for (const NestDim& d : all_dims) {
     if (d.extent == 0) throw InternalError("a micro-op nest has an empty dimension");
@@ -101,30 +101,32 @@ runtime::UopKernel make_nest_kernel(const hw::HwConfig& c, runtime::UopKind kind
 }
 
 const runtime::EncodedKernel& NestKernelMemo::get(runtime::UopKind kind, uint32_t dst0, uint32_t src0, uint32_t wgt0,
-                                                  const std::vector<NestDim>& dims) {
+                                                  std::span<const NestDim> dims) {
   uint64_t h = (uint64_t(kind) << 32 | dst0) * 0x9e3779b97f4a7c15ull;
   h = (h ^ (uint64_t(src0) << 32 | wgt0)) * 0x9e3779b97f4a7c15ull;
   for (const NestDim& d : dims) {
     h = (h ^ (uint64_t(d.extent) << 32 | d.dst)) * 0x9e3779b97f4a7c15ull;
     h = (h ^ (uint64_t(d.src) << 32 | d.wgt)) * 0x9e3779b97f4a7c15ull;
   }
-  std::deque<Entry>& bucket = memo_[h];
-  for (const Entry& e : bucket) {
-    const std::vector<uint32_t>& k = e.key;
-    if (k.size() != 4 + 4 * dims.size() || k[0] != uint32_t(kind) || k[1] != dst0 || k[2] != src0 || k[3] != wgt0) continue;
-    bool same = true;
-    for (size_t i = 0; i < dims.size() && same; ++i) {
-      const uint32_t* f = &k[4 + 4 * i];
-      same = f[0] == dims[i].extent && f[1] == dims[i].dst && f[2] == dims[i].src && f[3] == dims[i].wgt;
+  const size_t found = index_.find(h, [&](size_t at) {
+    const std::vector<uint32_t>& k = entries_[at].key;
+    if (k.size() != 4 + 4 * dims.size() || k[0] != uint32_t(kind) || k[1] != dst0 || k[2] != src0 || k[3] != wgt0) {
+      return false;
     }
-    if (same) return e.kernel;
-  }
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const uint32_t* f = &k[4 + 4 * i];
+      if (f[0] != dims[i].extent || f[1] != dims[i].dst || f[2] != dims[i].src || f[3] != dims[i].wgt) return false;
+    }
+    return true;
+  });
+  if (found != FlatHashIndex::npos) return entries_[found].kernel;
   Entry e;
   e.key = {uint32_t(kind), dst0, src0, wgt0};
   for (const NestDim& d : dims) e.key.insert(e.key.end(), {d.extent, d.dst, d.src, d.wgt});
   e.kernel = runtime::encode_kernel(make_nest_kernel(config_, kind, dst0, src0, wgt0, dims), layout_);
-  bucket.push_back(std::move(e));
-  return bucket.back().kernel;
+  index_.insert(h, entries_.size());
+  entries_.push_back(std::move(e));
+  return entries_.back().kernel;
 }
 
 }  // namespace tauvta::lower

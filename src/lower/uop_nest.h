@@ -9,9 +9,10 @@
 
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
+#include <span>
 #include <vector>
 
+#include "common/flat_hash_index.h"
 #include "hw/hw_config.h"
 #include "runtime/uop_kernel.h"
 
@@ -22,12 +23,14 @@ struct NestDim {
   uint32_t dst = 0, src = 0, wgt = 0;  // index steps per iteration
 };
 
+// Lowering passes nests as spans of fixed arrays: it builds several per output tile, and heap
+// vectors there cost more than the kernels they name (memoized).
 runtime::UopKernel make_nest_kernel(const hw::HwConfig& config, runtime::UopKind kind,
                                     uint32_t dst0, uint32_t src0, uint32_t wgt0,
-                                    const std::vector<NestDim>& dims);
+                                    std::span<const NestDim> dims);
 
 // Micro-op executions of a nest (the product of its extents).
-uint64_t nest_points(const std::vector<NestDim>& dims);
+uint64_t nest_points(std::span<const NestDim> dims);
 
 // The kernels one lowering asks for again and again (every interior tile of a layer runs the
 // same nests at the same bases), each built once: lowering is the tuner's inner loop.
@@ -35,7 +38,7 @@ class NestKernelMemo {
  public:
   NestKernelMemo(const hw::HwConfig& config, const hw::IsaLayout& layout) : config_(config), layout_(layout) {}
   const runtime::EncodedKernel& get(runtime::UopKind kind, uint32_t dst0, uint32_t src0, uint32_t wgt0,
-                                    const std::vector<NestDim>& dims);
+                                    std::span<const NestDim> dims);
 
  private:
   struct Entry {
@@ -44,8 +47,9 @@ class NestKernelMemo {
   };
   const hw::HwConfig& config_;
   const hw::IsaLayout& layout_;
+  std::deque<Entry> entries_;  // deque: references handed out stay valid
   // By a hash of the request, computed without building its key; entries compare field by field.
-  std::unordered_map<uint64_t, std::deque<Entry>> memo_;  // deque: references stay valid
+  FlatHashIndex index_;
 };
 
 }  // namespace tauvta::lower

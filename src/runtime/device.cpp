@@ -9,6 +9,14 @@
 
 namespace tauvta::runtime {
 
+namespace {
+
+// std::has_single_bit is a libgcc popcount call on the baseline x86-64 ISA (no POPCNT), and
+// lowering asks for element addresses of every load and store it emits.
+bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+}  // namespace
+
 DramBuffer::DramBuffer(Driver& driver, uint64_t bytes) {
   addr_ = driver.allocate(bytes);
   driver_ = &driver;
@@ -82,13 +90,13 @@ uint64_t DramBuffer::elem_count(hw::MemId mem) const {
   const uint64_t eb = elem_bytes(driver_->config(), mem);
   // Element sizes are powers of two on every config: a shift, not a division (lowering asks
   // this for every load and store it emits).
-  return std::has_single_bit(eb) ? size_ >> std::countr_zero(eb) : size_ / eb;
+  return power_of_two(eb) ? size_ >> std::countr_zero(eb) : size_ / eb;
 }
 
 uint32_t DramBuffer::elem_addr(hw::MemId mem, uint64_t elem_offset) const {
   if (driver_ == nullptr) throw Error("elem_addr on an empty DramBuffer");
   const uint64_t eb = elem_bytes(driver_->config(), mem);
-  if (std::has_single_bit(eb)) {
+  if (power_of_two(eb)) {
     const int sh = std::countr_zero(eb);
     const uint64_t addr = (addr_ >> sh) + elem_offset;
     if ((addr_ & (eb - 1)) == 0 && elem_offset <= (size_ >> sh) && addr <= UINT32_MAX) return uint32_t(addr);

@@ -54,20 +54,17 @@ UopPlacement UopKernelCache::place(std::span<const uint32_t> words, uint64_t h) 
                             "buffer",
                             words.size(), capacity_));
   }
-  size_t id = entries_.size();
-  for (auto [it, last] = by_hash_.equal_range(h); it != last; ++it) {
-    const Entry& e = entries_[it->second];
-    if (std::equal(e.words.begin(), e.words.end(), words.begin(), words.end())) {
-      id = it->second;
-      break;
-    }
-  }
-  if (id == entries_.size()) {
+  size_t id = by_hash_.find(h, [&](size_t at) {
+    const Entry& e = entries_[at];
+    return std::equal(e.words.begin(), e.words.end(), words.begin(), words.end());
+  });
+  if (id == FlatHashIndex::npos) {
+    id = entries_.size();
     Entry e;
     e.words.assign(words.begin(), words.end());
     e.dram_elem = stage(words);
     entries_.push_back(std::move(e));
-    by_hash_.emplace(h, id);
+    by_hash_.insert(h, id);
     ++stats_.kernels;
   }
   Entry& e = entries_[id];

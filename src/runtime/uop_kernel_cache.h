@@ -12,9 +12,9 @@
 #include <map>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "common/flat_hash_index.h"
 #include "hw/insn.h"
 #include "hw/isa_layout.h"
 #include "runtime/device.h"
@@ -79,7 +79,7 @@ class UopKernelCache {
   Driver& driver_;
   uint32_t capacity_;
   std::vector<Entry> entries_;
-  std::unordered_multimap<uint64_t, size_t> by_hash_;
+  FlatHashIndex by_hash_;  // entries_ by hash_uop_words (equal words: one entry)
   std::map<uint32_t, size_t> resident_;  // SRAM bgn -> entry
   uint32_t cursor_ = 0;
   // DRAM staging arena: kernels are packed into chunks; a full chunk starts a new one.

@@ -45,10 +45,12 @@ TokenUse token_use(const Insn& insn) {
   return t;
 }
 
-InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) {
+namespace {
+
+// insn_cost with the config's DRAM bytes per cycle already known (TimingModel keeps it).
+InsnCost cost_at(const hw::HwConfig& c, const Insn& insn, double bpc) {
   InsnCost k;
   k.issue = uint64_t(c.timing.insn_overhead_cycles);
-  const double bpc = c.dram_bytes_per_cycle();
   auto rows_of = [&](uint64_t rows, uint64_t row_bytes) {
     if (rows == 0 || row_bytes == 0) return;
     k.rows = rows;
@@ -103,13 +105,21 @@ InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) {
   return k;
 }
 
+}  // namespace
+
+InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) { return cost_at(c, insn, c.dram_bytes_per_cycle()); }
+
 namespace {
 
 constexpr uint64_t kUnknown = std::numeric_limits<uint64_t>::max();
 
 struct ModuleState {
   const std::vector<uint32_t>* queue = nullptr;  // instruction indices in program order
-  size_t next = 0;                               // next queue entry to dequeue
+  size_t size = 0;                               // of the queue
+  size_t next = 0;                               // next queue entry to start
+  // Queue entries taken off so far (their deq_time_ known): next, or next + 1 once the next
+  // is off the queue and waits for its tokens.
+  size_t dequeued = 0;
   uint64_t free_at = 0;                          // when the module can take its next command
   bool pushing = false;  // executed, waiting for room to push its tokens
   uint32_t current = 0;
@@ -127,7 +137,6 @@ void TimingModel::schedule(std::span<const Insn> program,
   const uint64_t latency = uint64_t(config_.timing.dram_latency_cycles);
 
   std::array<ModuleState, hw::kNumModules> mods;
-  std::array<uint64_t, kNumTokenQueues> total_pushes{};
   for (auto& q : queue_) q.clear();
   for (auto& v : push_times_) v.clear();
   for (auto& v : pop_times_) v.clear();
@@ -137,25 +146,28 @@ void TimingModel::schedule(std::span<const Insn> program,
     p.module = uint8_t(hw::module_of(program[i]));
     p.queue_pos = uint32_t(queue_[p.module].size());
     queue_[p.module].push_back(uint32_t(i));
-    p.use = token_use(program[i]);
-    p.cost = insn_cost(config_, program[i]);
-    for (int q : p.use.pushes) {
-      if (q >= 0) ++total_pushes[size_t(q)];
+    const TokenUse u = token_use(program[i]);
+    for (int k = 0; k < 2; ++k) {
+      p.pops[k] = int8_t(u.pops[k]);
+      p.pushes[k] = int8_t(u.pushes[k]);
     }
   }
+  // Times are written before they are read (fetched and dequeued say which are known), so the
+  // scratch vectors only grow and are never cleared.
   for (int m = 0; m < hw::kNumModules; ++m) {
     mods[m].queue = &queue_[m];
-    deq_time_[m].assign(queue_[m].size(), kUnknown);
+    mods[m].size = queue_[m].size();
+    if (deq_time_[m].size() < queue_[m].size()) deq_time_[m].resize(queue_[m].size());
   }
-  fetch_time_.assign(n, kUnknown);
-  size_t fetched = 0;
+  if (fetch_time_.size() < n) fetch_time_.resize(n);
+  size_t fetched = 0;  // instructions 0 .. fetched - 1 have their fetch_time_
   uint64_t last_fetch = 0;
   uint64_t bus_free = 0;
   size_t done = 0;
 
   // Resolves the token pushes of a module that has executed; false if a queue is still full.
   auto try_push = [&](ModuleState& ms, int m) {
-    const TokenUse& u = plan_[ms.current].use;
+    const Planned& u = plan_[ms.current];
     uint64_t t = ms.exec_end;
     for (int q : u.pushes) {
       if (q < 0) continue;
@@ -183,9 +195,8 @@ void TimingModel::schedule(std::span<const Insn> program,
       const uint32_t p = plan_[fetched].queue_pos;
       uint64_t t = last_fetch + 1;
       if (p >= cmd_depth) {
-        const uint64_t d = deq_time_[m][p - cmd_depth];
-        if (d == kUnknown) break;
-        t = std::max(t, d);
+        if (p - cmd_depth >= mods[m].dequeued) break;
+        t = std::max(t, deq_time_[m][p - cmd_depth]);
       }
       fetch_time_[fetched++] = t;
       last_fetch = t;
@@ -207,10 +218,11 @@ void TimingModel::schedule(std::span<const Insn> program,
           if (!try_push(ms, m)) continue;
           changed = true;
         }
-        if (ms.next >= ms.queue->size()) continue;
+        if (ms.next >= ms.size || ms.dequeued > ms.next) continue;
         const uint32_t i = (*ms.queue)[ms.next];
-        if (fetch_time_[i] == kUnknown || deq_time_[m][ms.next] != kUnknown) continue;
+        if (i >= fetched) continue;
         deq_time_[m][ms.next] = std::max(ms.free_at, fetch_time_[i]);
+        ms.dequeued = ms.next + 1;
         changed = true;
       }
       progress |= changed;
@@ -220,13 +232,12 @@ void TimingModel::schedule(std::span<const Insn> program,
     uint64_t best_start = kUnknown, best_deq = 0;
     for (int m = 0; m < hw::kNumModules; ++m) {
       const ModuleState& ms = mods[m];
-      if (ms.pushing || ms.next >= ms.queue->size()) continue;
+      if (ms.pushing || ms.next >= ms.size || ms.dequeued <= ms.next) continue;
       const uint64_t deq = deq_time_[m][ms.next];
-      if (deq == kUnknown) continue;
       const uint32_t i = (*ms.queue)[ms.next];
       uint64_t start = deq;
       bool ready = true;
-      for (int q : plan_[i].use.pops) {
+      for (int q : plan_[i].pops) {
         if (q < 0) continue;
         const size_t popped = pop_times_[q].size();
         if (push_times_[q].size() <= popped) {
@@ -244,11 +255,17 @@ void TimingModel::schedule(std::span<const Insn> program,
     if (best < 0) {
       if (progress) continue;
       // Nothing can move: describe what each module waits for.
+      std::array<uint64_t, kNumTokenQueues> total_pushes{};
+      for (size_t k = 0; k < n; ++k) {
+        for (int q : plan_[k].pushes) {
+          if (q >= 0) ++total_pushes[size_t(q)];
+        }
+      }
       std::string why;
       for (int m = 0; m < hw::kNumModules; ++m) {
         const ModuleState& ms = mods[m];
         if (ms.pushing) {
-          const TokenUse& u = plan_[ms.current].use;
+          const Planned& u = plan_[ms.current];
           for (int q : u.pushes) {
             if (q >= 0 && push_times_[q].size() - pop_times_[q].size() >= tok_depth) {
               why += fmt::format("; {} instruction {} ({}) cannot push into full token queue {}",
@@ -259,10 +276,10 @@ void TimingModel::schedule(std::span<const Insn> program,
           }
           continue;
         }
-        if (ms.next >= ms.queue->size()) continue;
+        if (ms.next >= ms.size) continue;
         const uint32_t i = (*ms.queue)[ms.next];
-        if (fetch_time_[i] == kUnknown) continue;  // blocked behind fetch; reported via others
-        for (int q : plan_[i].use.pops) {
+        if (i >= fetched) continue;  // blocked behind fetch; reported via others
+        for (int q : plan_[i].pops) {
           if (q < 0) continue;
           if (push_times_[q].size() > pop_times_[q].size()) continue;
           const uint64_t need = pop_times_[q].size() + 1;
@@ -289,14 +306,14 @@ void TimingModel::schedule(std::span<const Insn> program,
     const uint32_t i = (*ms.queue)[ms.next];
     ModuleStats& st = report.modules[best];
     ++ms.next;
-    for (int q : plan_[i].use.pops) {
+    for (int q : plan_[i].pops) {
       if (q >= 0) pop_times_[q].push_back(best_start);
     }
     st.idle_cycles += best_deq - ms.free_at;
     st.stall_token_cycles += best_start - best_deq;
     if (on_start) on_start(i);
 
-    const InsnCost& k = plan_[i].cost;
+    const InsnCost k = cost_at(config_, program[i], bytes_per_cycle_);
     uint64_t end = best_start + k.issue;
     uint64_t dram_stall = 0;
     if (k.rows > 0) {

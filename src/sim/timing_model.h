@@ -48,7 +48,8 @@ TokenUse token_use(const hw::Insn& insn);
 
 class TimingModel {
  public:
-  explicit TimingModel(const hw::HwConfig& config) : config_(config) {}
+  explicit TimingModel(const hw::HwConfig& config)
+      : config_(config), bytes_per_cycle_(config.dram_bytes_per_cycle()) {}
 
   // Schedules `program` (which must end with FINISH; checked by the caller). Fills the timing
   // fields of `report`. Throws tauvta::Error on deadlock, naming the blocked instructions.
@@ -60,13 +61,17 @@ class TimingModel {
                 RunReport& report, uint64_t cycle_limit = UINT64_MAX);
 
  private:
-  struct Planned {  // what the schedule needs of one instruction, computed once
-    InsnCost cost;
-    TokenUse use;
+  // What the schedule needs of every instruction before any starts, kept small: programs run
+  // to thousands of instructions and this table is written once and read at random. The cost
+  // is computed when the instruction starts (a candidate stopped at its cycle limit never
+  // costs the rest).
+  struct Planned {
     uint32_t queue_pos;
     uint8_t module;
+    int8_t pops[2], pushes[2];  // token queues, -1 for none (TokenUse)
   };
   hw::HwConfig config_;
+  double bytes_per_cycle_;  // DRAM, for insn_cost
   std::vector<Planned> plan_;
   std::vector<uint64_t> fetch_time_;
   std::array<std::vector<uint32_t>, hw::kNumModules> queue_;
