@@ -41,7 +41,7 @@ struct PrecisionSetArgs {
 struct PrecisionTuneArgs {
   ModelArgs model;
   std::string images, labels, out, start = "calibrated", mode = "otune";
-  double threshold = 1e-4;
+  double threshold = 1e-4, min_gain = 0;
   int limit = 64, radius = 2, boards = 0;
   int64_t tune_images = 2000, holdout = -1, batch = 50;
   bool quiet = false;
@@ -214,8 +214,11 @@ void run_tune(const PrecisionTuneArgs& a) {
     start = precision::uniform_formats(ev.slots(), bits - 1);
   } else if (a.start == "calibrated") {
     start = precision::formats_of(ev.slots());
+  } else if (std::filesystem::is_regular_file(a.start)) {
+    start = precision::formats_of(ev.slots());  // layers the file does not name keep their calibrated format
+    for (const auto& [value, frac] : precision::read_formats_file(a.start, ev.slots(), bits)) start[value] = frac;
   } else {
-    throw Error(fmt::format("--start '{}': expected calibrated or q0", a.start));
+    throw Error(fmt::format("--start '{}': expected calibrated, q0 or a formats file (LAYER=Qx.y lines)", a.start));
   }
   std::filesystem::create_directories(dir);
   precision::PrecisionTuneOptions to;
@@ -223,6 +226,7 @@ void run_tune(const PrecisionTuneArgs& a) {
   to.threshold = a.threshold;
   to.limit = a.limit;
   to.radius = a.radius;
+  to.min_gain = a.min_gain;
   to.tune_begin = 0;
   to.tune_count = a.tune_images;
   to.checkpoint = dir / "checkpoint.json";
@@ -285,6 +289,8 @@ void run_tune(const PrecisionTuneArgs& a) {
   result["start"] = a.start;
   result["threshold"] = a.threshold;
   result["limit"] = a.limit;
+  result["radius"] = a.radius;
+  result["min_gain"] = a.min_gain;
   result["tuning_split"] = {0, a.tune_images};
   result["holdout_split"] = {a.tune_images, a.tune_images + holdout};
   result["steps"] = js;
@@ -324,12 +330,15 @@ void add_precision_command(CLI::App& app) {
   t->add_option("--images", tune->images, "IDX images (pixels / 255)")->required();
   t->add_option("--labels", tune->labels, "IDX labels")->required();
   t->add_option("--out", tune->out, "Directory for tuned.tauvta, result.json, steps.csv, layers.csv and checkpoint.json")->required();
-  t->add_option("--start", tune->start, "Starting formats: calibrated (default) or q0 (Q0.(W-1) everywhere)");
+  t->add_option("--start", tune->start, "Starting formats: calibrated (default), q0 (Q0.(W-1) everywhere) or a file of LAYER=Qx.y lines "
+                                               "(layers it does not name start calibrated)");
   t->add_option("--mode", tune->mode, "otune (default): move overflowing layers until all are under --threshold; search: "
                                       "coordinate descent for tuning-split accuracy");
   t->add_option("--threshold", tune->threshold, "OTune: overflow rate every layer must reach (default 1e-4)");
   t->add_option("--limit", tune->limit, "Evaluations at most (default 64)");
   t->add_option("--radius", tune->radius, "Search: binary point moves tried per layer each way (default 2)");
+  t->add_option("--min-gain", tune->min_gain, "Search: keep a move only when it raises tuning-split accuracy by more than this "
+                                              "(a fraction; default 0)")->check(CLI::Range(0.0, 1.0));
   t->add_option("--tune-images", tune->tune_images, "Images [0, N) are the tuning split (default 2000); the rest are held out");
   t->add_option("--holdout", tune->holdout, "Held-out images evaluated at the end (default: all the rest)");
   t->add_option("--batch", tune->batch, "Images per simulated run (default 50)");

@@ -1,6 +1,7 @@
 #include "precision/formats.h"
 
 #include <charconv>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,39 @@ int parse_q(const std::string& text, int bits, const std::string& what) {
     }
   }
   throw Error(fmt::format("{}: '{}' is not a format (write Qx.y with 1 + x + y = {}, or frac_bits)", what, text, bits));
+}
+
+Formats read_formats_file(const std::string& path, const std::vector<FormatSlot>& slots, int bits) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot read the formats file", path));
+  Formats out;
+  std::map<std::string, int> given_on;  // float value -> line that set it
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", path, no);
+    const size_t eq = line.rfind('=');
+    if (eq == std::string::npos || eq == 0) throw Error(fmt::format("{}: '{}' is not LAYER=Qx.y", where, line));
+    auto trim = [](std::string t) {
+      while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.pop_back();
+      return t.substr(std::min(t.size(), t.find_first_not_of(" \t")));
+    };
+    const std::string name = trim(line.substr(0, eq)), format = trim(line.substr(eq + 1));
+    const FormatSlot* slot = nullptr;
+    for (const FormatSlot& s : slots) {
+      if (s.value == name || s.int_value == name || s.node == name) slot = &s;
+    }
+    if (!slot) throw Error(fmt::format("{}: no layer or value '{}' with a format (see tauvta precision show)", where, name));
+    if (auto g = given_on.find(slot->value); g != given_on.end()) {
+      throw Error(fmt::format("{}: '{}' was already given a format on line {}", where, name, g->second));
+    }
+    out[slot->value] = parse_q(format, bits, where + ": " + name);
+    given_on[slot->value] = no;
+  }
+  return out;
 }
 
 std::vector<FormatSlot> format_slots(const graph::QuantizeResult& q, const backend::CompiledNetwork* net) {

@@ -37,6 +37,13 @@ std::vector<FormatSlot> format_slots(const graph::QuantizeResult& q, const backe
 // value is the quantized graph's name, which equals the float one except for graph outputs).
 std::vector<FormatSlot> format_slots(const backend::CompiledNetwork& net);
 
+// A formats file: one `LAYER=Qx.y` (or `LAYER=frac_bits`) per line, blank lines and `#` comments
+// allowed. LAYER is a slot's float value, its quantized value or the node writing it (for a fused
+// layer, the node of its first operator). Returns the named slots' formats by float value name;
+// throws naming the file, the line and what is wrong (unknown layer, a layer given twice, a format
+// that is not W bits).
+Formats read_formats_file(const std::string& path, const std::vector<FormatSlot>& slots, int bits);
+
 // Q0.(W-1) for every slot: OTune's starting point.
 Formats uniform_formats(const std::vector<FormatSlot>& slots, int frac);
 Formats formats_of(const std::vector<FormatSlot>& slots);

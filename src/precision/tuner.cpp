@@ -57,7 +57,7 @@ Evaluation evaluation_from(const json& j) {
 class Memo {
  public:
   Memo(const PrecisionEvaluator& ev, const Formats& start, const PrecisionTuneOptions& o) : ev_(ev), o_(o) {
-    header_ = {{"mode", tune_mode_name(o.mode)}, {"threshold", o.threshold}, {"radius", o.radius},
+    header_ = {{"mode", tune_mode_name(o.mode)}, {"threshold", o.threshold}, {"radius", o.radius}, {"min_gain", o.min_gain},
                {"tune_split", {o.tune_begin, o.tune_count}}, {"config", ev.config().to_json()}, {"start", start}};
     if (o.checkpoint.empty() || !std::filesystem::exists(o.checkpoint)) return;
     json j;
@@ -72,6 +72,10 @@ class Memo {
         throw Error(fmt::format("{}: the checkpoint was made with another {} ({}); give another --out or "
                                 "remove the file", o.checkpoint.string(), k, j.contains(k) ? j.at(k).dump() : "none"));
       }
+    }
+    if (j.value("min_gain", 0.0) != o.min_gain) {  // absent in checkpoints made before the option: 0
+      throw Error(fmt::format("{}: the checkpoint was made with another min_gain ({}); give another --out or "
+                              "remove the file", o.checkpoint.string(), j.value("min_gain", 0.0)));
     }
     for (const json& s : j.at("evaluations")) cache_.push_back(evaluation_from(s));
   }
@@ -141,9 +145,9 @@ PrecisionTuneResult tune_precision(const PrecisionEvaluator& ev, const Formats& 
     s.eval = memo.get(f, &s.replayed);
     r.steps.push_back(std::move(s));
     const TuneStep& t = r.steps.back();
-    // OTune keeps a later step on a tie (obj >= obj*); the search needs a strict gain to move.
+    // OTune keeps a later step on a tie (obj >= obj*); the search needs a gain over --min-gain to move.
     const double best = r.steps[r.best].eval.accuracy;
-    const bool better = o.mode == TuneMode::kOTune ? t.eval.accuracy >= best : t.eval.accuracy > best;
+    const bool better = o.mode == TuneMode::kOTune ? t.eval.accuracy >= best : t.eval.accuracy > best + o.min_gain;
     if (r.steps.size() == 1 || better) r.best = r.steps.size() - 1;
     if (o.progress) {
       o.progress(fmt::format("step {:>3}{}: accuracy {:.4f} (best {:.4f}), max overflow rate {:.2e}, {:.1f} s: {}",
@@ -181,7 +185,8 @@ PrecisionTuneResult tune_precision(const PrecisionEvaluator& ev, const Formats& 
     }
   } else {
     // Coordinate descent: each slot's binary point moved by up to `radius` bits each way,
-    // keeping a move when it raises tuning-split accuracy; passes until one changes nothing.
+    // keeping a move when it raises tuning-split accuracy by more than min_gain; passes until one
+    // changes nothing.
     bool improved = true;
     while (improved && int(r.steps.size()) < o.limit) {
       improved = false;

@@ -28,6 +28,10 @@ struct PrecisionTuneOptions {
   double threshold = 1e-4;  // OTune: stop when every layer's overflow rate is at most this
   int limit = 64;           // evaluations at most (OTune steps, or search candidates)
   int radius = 2;           // search: binary point moves tried per slot, each way
+  // Search: a move is kept only when it raises tuning-split accuracy by more than this. Two
+  // candidates differ on a few dozen images of the split, so a gain of a handful of images is
+  // within its noise and tends not to hold on held-out images.
+  double min_gain = 0;
   int64_t tune_begin = 0, tune_count = 2000;  // the tuning (calibration) split of the dataset
   std::filesystem::path checkpoint;           // empty: none
   std::function<void(const std::string&)> progress;

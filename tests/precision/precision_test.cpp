@@ -4,6 +4,8 @@
 // the threshold, one bit per step, ends with every layer under it and keeps the best step; a run
 // stopped early resumes from its checkpoint without evaluating anything twice; the search only
 // keeps moves that raise accuracy.
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "backend/artifact.h"
@@ -81,6 +83,36 @@ TEST(PrecisionFormats, GivenFormatsAreTheGraphsAndCalibratedOnesReproduceIt) {
   }
   precision::Formats bad{{"no_such_value", 3}};
   EXPECT_THROW(model::requantize(m, bad), Error);
+}
+
+TEST(PrecisionFormats, FormatsFileNamesLayersByValueOrNode) {
+  const model::LoadedModel m = vgg7("pynq");
+  const std::vector<precision::FormatSlot> slots = precision::format_slots(m.quant, nullptr);
+  ASSERT_GE(slots.size(), 3u);
+  const std::string path = ::testing::TempDir() + "tauvta_formats_file.txt";
+  auto write = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    return path;
+  };
+  // A value name, a node name (a fused layer's first operator), a bare frac_bits, comments.
+  const precision::Formats f = precision::read_formats_file(
+      write("# formats\n\n  input=Q0.7  # the image\n" + slots[1].node + "=Q2.5\n" + slots[2].value + " = 3\n"), slots, 8);
+  EXPECT_EQ(f, (precision::Formats{{"input", 7}, {slots[1].value, 5}, {slots[2].value, 3}}));
+  EXPECT_EQ(slots[1].node, "/features/features.0/Conv");  // the name `precision show` and ONNX give the layer
+  auto error_of = [&](const std::string& text) {
+    try {
+      precision::read_formats_file(write(text), slots, 8);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("input=Q0.7\nconv9=Q1.6\n"), path + ":2: no layer or value 'conv9' with a format (see tauvta precision show)");
+  EXPECT_EQ(error_of(slots[1].node + "=Q1.6\n" + slots[1].value + "=Q2.5\n"),
+            path + ":2: '" + slots[1].value + "' was already given a format on line 1");
+  EXPECT_NE(error_of("input=Q0.6\n").find(path + ":1: input: Q0.6 has 1 + 0 + 6 = 7 bits"), std::string::npos);
+  EXPECT_EQ(error_of("just words\n"), path + ":1: 'just words' is not LAYER=Qx.y");
+  EXPECT_THROW(precision::read_formats_file(path + ".missing", slots, 8), Error);
 }
 
 TEST(PrecisionEvaluator, InputOverflowCountedOnTheHost) {
@@ -166,6 +198,14 @@ TEST(PrecisionTune, SearchKeepsOnlyImprovingMovesAndTheTunedNetworkIsAnArtifact)
     }
   }
   EXPECT_EQ(r.best, best_i);
+  // With a minimum gain a move must beat the best so far by more than it (here: by two images).
+  o.min_gain = 1.5 / 50;
+  const precision::PrecisionTuneResult g = precision::tune_precision(ev, precision::formats_of(ev.slots()), o);
+  size_t kept = 0;
+  for (size_t i = 1; i < g.steps.size(); ++i) {
+    if (g.steps[i].eval.accuracy > g.steps[kept].eval.accuracy + o.min_gain) kept = i;
+  }
+  EXPECT_EQ(g.best, kept);
   // The tuned network saved and loaded runs like any artifact, with the tuned formats.
   const auto dir = tauvta::testing::fresh_dir("precision_artifact");
   backend::save_network(ev.compile(r.steps[r.best].eval.formats), dir / "tuned.tauvta", false);
