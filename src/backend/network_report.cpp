@@ -30,7 +30,7 @@ LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const L
   if (l.placement != Placement::kVta) return f;
   f.cycles = r.report.cycles;
   f.seconds_at_clock = double(f.cycles) / (c.timing.clock_mhz * 1e6);
-  f.gops = f.seconds_at_clock > 0 ? 2.0 * double(l.macs) / f.seconds_at_clock / 1e9 : 0;
+  f.gops = c.gops(l.macs, f.cycles);
   f.gemm_utilization = r.report.gemm_utilization();
   f.floor_cycles = r.report.compute_floor_cycles(c);
   f.ceiling_gops = c.gops(l.macs, f.floor_cycles);
@@ -66,7 +66,7 @@ NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run) 
   const double hz = net.config.timing.clock_mhz * 1e6;
   t.cycles = run.total.cycles;
   t.seconds_at_clock = double(t.cycles) / hz;
-  t.gops = t.seconds_at_clock > 0 ? 2.0 * double(macs) / t.seconds_at_clock / 1e9 : 0;
+  t.gops = net.config.gops(macs, t.cycles);
   t.conv_gops = net.config.gops(conv_macs, conv_cycles);
   t.conv_ceiling_gops = net.config.gops(conv_macs, conv_floor);
   return t;

@@ -127,7 +127,7 @@ OpRun run_op(const hw::HwConfig& c, const lower::ConvWorkload& w, const std::opt
     }
   }
   r.seconds_at_clock = double(r.report.cycles) / (c.timing.clock_mhz * 1e6);
-  r.gops = r.seconds_at_clock > 0 ? 2.0 * double(r.macs) / r.seconds_at_clock / 1e9 : 0;
+  r.gops = c.gops(r.macs, r.report.cycles);
   return r;
 }
 

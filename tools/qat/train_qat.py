@@ -184,6 +184,7 @@ def main():
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs * steps_per_epoch)
     gen = torch.Generator().manual_seed(args.seed)
     history, step = [], 0
+    acc, ties = base  # of the grid weights as they stand, updated after every epoch
     for epoch in range(args.epochs):
         perm = torch.randperm(len(xtr), generator=gen)
         loss_sum, correct, seen = 0.0, 0, 0
@@ -211,8 +212,7 @@ def main():
                         "heldout_ties": round(ties, 4)})
         log(f"epoch {epoch + 1}: integer-exact held-out accuracy {acc:.4f} (top ties {ties:.3f})")
 
-    grid = net.grid_params()
-    acc, ties = integer_accuracy(grid, net.fw, abits, wbits, fmt, xh, yh)
+    grid = net.grid_params()  # the weights the last evaluation measured (no step since)
     model = VGG7(softmax=True)
     layers = [model.features[0], model.features[2], model.features[5], model.features[7],
               model.features[10], model.features[12], model.classifier[1], model.classifier[3]]
