@@ -193,6 +193,13 @@ std::vector<uint8_t> serialize_network(const CompiledNetwork& net) {
   for (const auto& [k, f] : net.folds) {
     folds[k] = {{"source", f.source}, {"kernel_w", f.kernel_w}, {"stride_w", f.stride_w}, {"pad_left", f.pad_left},
                 {"dilation_w", f.dilation_w}, {"out_w", f.out_w}};
+    if (f.rows()) {
+      folds[k]["kernel_h"] = f.kernel_h;
+      folds[k]["stride_h"] = f.stride_h;
+      folds[k]["pad_top"] = f.pad_top;
+      folds[k]["dilation_h"] = f.dilation_h;
+      folds[k]["out_h"] = f.out_h;
+    }
   }
   m["folds"] = folds;
   if (net.quant_source) {
@@ -318,7 +325,19 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
     }
     net.views = m.at("views").get<std::map<std::string, std::string>>();
     for (const auto& [k, f] : m.at("folds").items()) {
-      net.folds[k] = ColumnFold{f.at("source"), f.at("kernel_w"), f.at("stride_w"), f.at("pad_left"), f.at("dilation_w"), f.at("out_w")};
+      InputFold& fold = net.folds[k];
+      fold = InputFold{f.at("source"), f.at("kernel_w"), f.at("stride_w"), f.at("pad_left"), f.at("dilation_w"), f.at("out_w")};
+      if (f.contains("out_h")) {  // rows folded too (artifacts before row folding fold columns only)
+        fold.kernel_h = f.at("kernel_h");
+        fold.stride_h = f.at("stride_h");
+        fold.pad_top = f.at("pad_top");
+        fold.dilation_h = f.at("dilation_h");
+        fold.out_h = f.at("out_h");
+      }
+      for (const int64_t v : {fold.kernel_w, fold.stride_w, fold.dilation_w, fold.out_w, fold.kernel_h, fold.stride_h, fold.dilation_h}) {
+        if (v < 1 || v > (int64_t(1) << 20)) throw Error(fmt::format("{}: corrupted artifact: fold '{}' has a size or step of {}", source, k, v));
+      }
+      if (fold.out_h < -1 || fold.out_h > (int64_t(1) << 20)) throw Error(fmt::format("{}: corrupted artifact: fold '{}' has out_h {}", source, k, fold.out_h));
     }
     if (m.contains("quant_source")) {
       const json& q = m.at("quant_source");

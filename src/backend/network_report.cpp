@@ -7,10 +7,6 @@ namespace tauvta::backend {
 
 namespace {
 
-bool is_gemm_layer(const NetworkLayer& l) {
-  return l.op == "conv2d" || l.op == "group_conv2d" || l.op == "dense" || l.op == "conv2d_transpose";
-}
-
 std::string schedule_text(const NetworkLayer& l) {
   if (!l.schedule || !l.workload) return "";
   return l.schedule->to_string(l.workload->kind);
@@ -57,7 +53,7 @@ NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run) 
     if (l.program_layer < 0) continue;
     ++t.vta_layers;
     macs += l.macs;
-    if (is_gemm_layer(l)) {
+    if (is_gemm_op(l.op)) {
       conv_macs += l.macs;
       conv_cycles += run.layers[i].report.cycles;
       conv_floor += run.layers[i].report.compute_floor_cycles(net.config);

@@ -90,7 +90,12 @@ void NetworkRunner::ensure_dram(const std::string& value, int block) {
   if (!d) throw InternalError(fmt::format("value '{}' has no DRAM form with {} channels per element", src, block));
   if (valid_.count(d->region)) return;
   if (auto f = net_.folds.find(src); f != net_.folds.end()) {
-    const graph::Tensor t = fold_columns(ensure_host(f->second.source), f->second);
+    const graph::Tensor t = fold_input(ensure_host(f->second.source), f->second);
+    const graph::Shape& fs = t.shape();
+    if (fs[0] != d->shape.n || fs[1] != d->shape.c || fs[2] != d->shape.h || fs[3] != d->shape.w) {
+      throw Error(fmt::format("value '{}': the folded input is {} but its DRAM form holds {}x{}x{}x{}", src, graph::shape_string(fs),
+                              d->shape.n, d->shape.c, d->shape.h, d->shape.w));
+    }
     const std::vector<int64_t> wide = t.to_int64();
     const std::vector<int32_t> v(wide.begin(), wide.end());
     program_->write_region(d->region, lower::pack_activation(net_.config, d->shape, d->block, v));

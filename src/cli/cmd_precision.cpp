@@ -2,6 +2,7 @@
 // (quantized for a config) or of a compiled artifact; `tune` runs OTune's loop or the format
 // search on the simulated accelerator with a checkpoint after every evaluation, then writes the
 // best network as DIR/tuned.tauvta with its per-checkpoint tables (OTune's Table 4, Fig. 10, 11).
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -51,8 +52,17 @@ void print_slots(const std::vector<precision::FormatSlot>& slots, const backend:
   std::cout << fmt::format("{:<4} {:<44} {:<12} {:<8} {:>6} {:<4}\n", "#", "value", "op", "format", "frac", "on");
   int i = 0;
   for (const precision::FormatSlot& s : slots) {
-    std::cout << fmt::format("{:<4} {:<44} {:<12} {:<8} {:>6} {:<4}\n", i++, s.value, s.op, precision::q_name(s.bits, s.frac),
-                             s.frac, s.network_layer >= 0 ? backend::placement_name(net.layers[size_t(s.network_layer)].placement) : "cpu");
+    // A value only a fused layer computes (a convolution's output inside its residual add) is
+    // never written, but it is computed on the accelerator: "vta (fused)".
+    std::string on = "cpu";
+    if (s.network_layer >= 0) {
+      on = backend::placement_name(net.layers[size_t(s.network_layer)].placement);
+    } else {
+      for (const backend::NetworkLayer& l : net.layers) {
+        if (l.placement == backend::Placement::kVta && std::find(l.nodes.begin(), l.nodes.end(), s.node) != l.nodes.end()) on = "vta (fused)";
+      }
+    }
+    std::cout << fmt::format("{:<4} {:<44} {:<12} {:<8} {:>6} {:<4}\n", i++, s.value, s.op, precision::q_name(s.bits, s.frac), s.frac, on);
   }
 }
 

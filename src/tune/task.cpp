@@ -12,11 +12,6 @@ namespace tauvta::tune {
 
 namespace {
 
-bool tunable_op(const std::string& op) {
-  const std::string base = op.substr(0, op.find('+'));  // "conv2d+add"
-  return base == "conv2d" || base == "dense" || base == "group_conv2d" || base == "conv2d_transpose";
-}
-
 std::string task_name(size_t index, const lower::ConvWorkload& w) {
   return fmt::format("T{} {}", index + 1, w.to_string());
 }
@@ -27,7 +22,7 @@ std::vector<TuneTask> extract_tasks(const backend::CompiledNetwork& net) {
   std::vector<TuneTask> tasks;
   std::map<lower::ConvWorkload, size_t> index;
   for (const backend::NetworkLayer& l : net.layers) {
-    if (l.placement != backend::Placement::kVta || !l.workload || !l.timing_spec || !tunable_op(l.op)) continue;
+    if (l.placement != backend::Placement::kVta || !l.workload || !l.timing_spec || !backend::is_gemm_op(l.op)) continue;
     const lower::LayerNeeds needs = l.timing_spec->needs(net.config);
     auto it = index.find(*l.workload);
     if (it == index.end()) {

@@ -222,5 +222,34 @@ TEST(Network, TunedScheduleKeepsTheAddSeparateWhenTheResidualWouldNotFit) {
   EXPECT_EQ(count(co, "conv2d", "test log line 1"), 4);  // all four layer1 convs take the tuned knobs
 }
 
+// ResNet-18's conv1 (3 channels, 7x7, stride 2) reads a host im2col of its input: rows and
+// columns folded, 147 channels in 10 blocks of a 1x1 kernel (10 GEMM micro-ops per output vector
+// instead of the 14 of columns alone); with BLOCK_IN 8, 19 blocks instead of 21.
+TEST(Network, FirstLayerFoldsRowsAndColumnsWhenThatNeedsFewerBlocks) {
+  const std::filesystem::path base = generated_model("resnet18");
+  for (const char* name : {"pynq", "pynq_b4_blk8"}) {
+    SCOPED_TRACE(name);
+    const hw::HwConfig c = preset(name);
+    model::LoadOptions o;
+    o.quantize = true;
+    o.config = c;
+    o.calibrate = base.string() + "_input.npy";
+    const model::LoadedModel m = model::load_model(base.string() + ".onnx", o);
+    const backend::CompiledNetwork net = backend::compile_network(m.quant.graph, c, {});
+    ASSERT_EQ(net.folds.size(), 1u);
+    const backend::InputFold& f = net.folds.begin()->second;
+    EXPECT_TRUE(f.rows());
+    EXPECT_EQ(f.kernel_h, 7);
+    EXPECT_EQ(f.kernel_w, 7);
+    EXPECT_EQ(f.out_h, 112);
+    EXPECT_EQ(f.out_w, 112);
+    const backend::NetworkLayer& conv1 = net.layers.at(1);
+    ASSERT_TRUE(conv1.workload.has_value()) << conv1.name;
+    EXPECT_EQ(conv1.workload->in_channels, 147);
+    EXPECT_EQ(conv1.workload->kernel_h * conv1.workload->kernel_w, 1);
+    EXPECT_EQ(conv1.workload->height, 112);
+  }
+}
+
 }  // namespace
 }  // namespace tauvta

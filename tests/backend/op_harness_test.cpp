@@ -208,6 +208,7 @@ const CaseKind kCases[] = {
 void run_harness(const std::string& preset, int trials) {
   const hw::HwConfig c = hw::HwConfig::load(tauvta::testing::source_path("configs/" + preset + ".json"));
   Rng r{std::mt19937(uint32_t(std::hash<std::string>{}(preset)))};
+  int column_folds = 0, row_folds = 0;  // convolutions of the graph input read a host-folded copy
   for (const CaseKind& kind : kCases) {
     for (int t = 0; t < trials; ++t) {
       const OpCase k = kind.make(c, r);
@@ -217,6 +218,7 @@ void run_harness(const std::string& preset, int trials) {
       const backend::CompiledNetwork net = backend::compile_network(k.g, c, co);
       ASSERT_EQ(net.layers.size(), 1u);
       ASSERT_EQ(net.layers[0].placement, backend::Placement::kVta) << net.layers[0].reason;
+      for (const auto& [name, f] : net.folds) ++(f.rows() ? row_folds : column_folds);
       backend::NetworkRunner runner(net);
       backend::NetworkRunOptions o;
       o.check_hazards = true;
@@ -227,6 +229,9 @@ void run_harness(const std::string& preset, int trials) {
       ASSERT_EQ(got, want);
     }
   }
+  // Both kinds of first-layer fold were among the cases checked bit-exact above.
+  EXPECT_GT(column_folds, 0);
+  EXPECT_GT(row_folds, 0);
 }
 
 TEST(OpHarness, EveryAcceleratorOpPynq) { run_harness("pynq", 30); }
