@@ -200,6 +200,7 @@ std::vector<uint8_t> serialize_network(const CompiledNetwork& net) {
       folds[k]["dilation_h"] = f.dilation_h;
       folds[k]["out_h"] = f.out_h;
     }
+    if (!f.constants.empty()) folds[k]["constants"] = f.constants;
   }
   m["folds"] = folds;
   if (net.quant_source) {
@@ -326,7 +327,12 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
     net.views = m.at("views").get<std::map<std::string, std::string>>();
     for (const auto& [k, f] : m.at("folds").items()) {
       InputFold& fold = net.folds[k];
-      fold = InputFold{f.at("source"), f.at("kernel_w"), f.at("stride_w"), f.at("pad_left"), f.at("dilation_w"), f.at("out_w")};
+      fold.source = f.at("source");
+      fold.kernel_w = f.at("kernel_w");
+      fold.stride_w = f.at("stride_w");
+      fold.pad_left = f.at("pad_left");
+      fold.dilation_w = f.at("dilation_w");
+      fold.out_w = f.at("out_w");
       if (f.contains("out_h")) {  // rows folded too (artifacts before row folding fold columns only)
         fold.kernel_h = f.at("kernel_h");
         fold.stride_h = f.at("stride_h");
@@ -334,6 +340,8 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
         fold.dilation_h = f.at("dilation_h");
         fold.out_h = f.at("out_h");
       }
+      if (f.contains("constants")) fold.constants = f.at("constants").get<std::vector<int64_t>>();
+      if (fold.constants.size() > 4096) throw Error(fmt::format("{}: corrupted artifact: fold '{}' has {} constant lanes", source, k, fold.constants.size()));
       for (const int64_t v : {fold.kernel_w, fold.stride_w, fold.dilation_w, fold.out_w, fold.kernel_h, fold.stride_h, fold.dilation_h}) {
         if (v < 1 || v > (int64_t(1) << 20)) throw Error(fmt::format("{}: corrupted artifact: fold '{}' has a size or step of {}", source, k, v));
       }
@@ -370,7 +378,7 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
         }
         for (const json& x : l.at("patch_sites").at("consts")) {
           const int role = x.at(3);
-          if (role < 0 || role > int(lower::ConstRole::kScaleTile)) throw Error(fmt::format("{}: corrupted artifact: patch site role {}", source, role));
+          if (role < 0 || role > int(lower::ConstRole::kWeights)) throw Error(fmt::format("{}: corrupted artifact: patch site role {}", source, role));
           pl.sites.consts.push_back({x.at(0), x.at(1), x.at(2), lower::ConstRole(role)});
         }
       }

@@ -38,31 +38,6 @@ graph::Graph cpu_part_graph(const graph::Graph& g, const graph::Node& n) {
   return part;
 }
 
-graph::Tensor fold_input(const graph::Tensor& x, const InputFold& f) {
-  const graph::Shape& s = x.shape();
-  if (s.size() != 4) throw InternalError("fold_input: input is not NCHW");
-  const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
-  const int64_t KH = f.rows() ? f.kernel_h : 1, OH = f.rows() ? f.out_h : H;
-  const int64_t CF = C * KH * f.kernel_w;
-  const std::vector<int64_t> v = x.to_int64();
-  std::vector<int64_t> out(size_t(N * CF * OH * f.out_w), 0);
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t ky = 0; ky < KH; ++ky)
-      for (int64_t kx = 0; kx < f.kernel_w; ++kx)
-        for (int64_t c = 0; c < C; ++c)
-          for (int64_t oh = 0; oh < OH; ++oh) {
-            const int64_t iy = f.rows() ? oh * f.stride_h - f.pad_top + ky * f.dilation_h : oh;
-            if (iy < 0 || iy >= H) continue;
-            const int64_t fc = (ky * f.kernel_w + kx) * C + c;
-            for (int64_t ow = 0; ow < f.out_w; ++ow) {
-              const int64_t ix = ow * f.stride_w - f.pad_left + kx * f.dilation_w;
-              if (ix < 0 || ix >= W) continue;
-              out[size_t(((n * CF + fc) * OH + oh) * f.out_w + ow)] = v[size_t(((n * C + c) * H + iy) * W + ix)];
-            }
-          }
-  return graph::Tensor::from_int64(graph::DType::kInt32, {N, CF, OH, f.out_w}, out);
-}
-
 bool is_gemm_op(const std::string& op) {
   const std::string base = op.substr(0, op.find('+'));
   return base == "conv2d" || base == "group_conv2d" || base == "conv2d_transpose" || base == "dense";
@@ -194,71 +169,27 @@ class NetworkCompiler {
   }
 
   // A convolution with few input channels whose input the host produces anyway reads a copy
-  // with the kernel's columns (or rows and columns) folded into the channels when that needs
-  // fewer GEMM micro-ops per output vector (blocks x taps; the smaller fold on a tie, since it
-  // moves less data); returns the value to read.
+  // with the kernel folded into the channels when that needs fewer GEMM micro-ops (and, folded
+  // over rows and columns, its bias in spare lanes; backend/input_fold.h); returns the value to
+  // read.
   std::string maybe_fold_input(const graph::Node& n, ConvLayer& cl) {
-    lower::ConvWorkload& w = cl.spec.w;
-    const int64_t BI = c_.block_in(), C = w.in_channels, KH = w.kernel_h, KW = w.kernel_w;
-    const int64_t none = KH * KW * lower::ceil_div(C, BI);
-    const int64_t cols = KH * lower::ceil_div(C * KW, BI);
-    const int64_t both = lower::ceil_div(C * KH * KW, BI);
     const graph::Node* producer = g_.producer(n.input(0));
     bool on_host = producer == nullptr;
     for (const NetworkLayer& l : net_.layers) {
       if (producer && l.name == producer->name) on_host = l.placement == Placement::kCpu;
     }
-    if (w.groups != 1 || (KH == 1 && KW == 1) || !on_host || std::min(cols, both) >= none) return n.input(0);
-    const bool rows = both < cols;
-    if (!rows && KW == 1) return n.input(0);
-    InputFold f;
-    f.source = n.input(0);
-    f.kernel_w = KW;
-    f.stride_w = w.stride_w;
-    f.pad_left = w.pad_left;
-    f.dilation_w = w.dilation_w;
-    f.out_w = w.out_width();
-    std::string name = fmt::format("{}#fold_k{}_s{}_p{}_d{}", f.source, KW, f.stride_w, f.pad_left, f.dilation_w);
-    if (rows) {
-      f.kernel_h = KH;
-      f.stride_h = w.stride_h;
-      f.pad_top = w.pad_top;
-      f.dilation_h = w.dilation_h;
-      f.out_h = w.out_height();
-      name = fmt::format("{}#fold_k{}x{}_s{}x{}_p{}x{}_d{}x{}", f.source, KH, KW, f.stride_h, f.stride_w, f.pad_top,
-                         f.pad_left, f.dilation_h, f.dilation_w);
-    }
-    // Weights follow the channels: [CO][(fy*KW + kx)*C + c][ky'][0], fy the folded row (0 when
-    // rows stay taps) and ky' the remaining one.
-    const int64_t CO = w.out_channels, CF = C * KW * (rows ? KH : 1), KHR = rows ? 1 : KH;
-    std::vector<int32_t> folded(size_t(CO * CF * KHR));
-    for (int64_t o = 0; o < CO; ++o)
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t ky = 0; ky < KH; ++ky)
-          for (int64_t kx = 0; kx < KW; ++kx) {
-            const int64_t fc = ((rows ? ky : 0) * KW + kx) * C + c;
-            folded[size_t((o * CF + fc) * KHR + (rows ? 0 : ky))] = cl.spec.weights[size_t(((o * C + c) * KH + ky) * KW + kx)];
-          }
-    cl.spec.weights = std::move(folded);
-    w.in_channels = CF;
-    w.width = f.out_w;
-    w.kernel_w = 1;
-    w.stride_w = 1;
-    w.pad_left = w.pad_right = 0;
-    w.dilation_w = 1;
-    if (rows) {
-      w.height = f.out_h;
-      w.kernel_h = 1;
-      w.stride_h = 1;
-      w.pad_top = w.pad_bottom = 0;
-      w.dilation_h = 1;
-    }
+    if (!on_host) return n.input(0);
+    std::optional<InputFold> f = choose_input_fold(c_, cl.spec.w, n.input(0));
+    if (!f) return n.input(0);
+    f->constants = bias_lane_constants(c_, cl.spec, *f);
+    if (std::string why = apply_input_fold(c_, cl.spec, *f); !why.empty()) throw InternalError("input fold: " + why);
+    const std::string name = fold_value_name(*f);
     if (!net_.folds.count(name)) {
-      net_.folds[name] = f;
+      net_.folds[name] = *f;
       graph::ValueInfo& vi = net_.graph.info_mut(name);
-      vi = *g_.info(f.source);
+      vi = *g_.info(f->source);
       vi.name = name;
-      vi.shape = {vi.shape[0], w.in_channels, w.height, w.width};
+      vi.shape = {vi.shape[0], cl.spec.w.in_channels, cl.spec.w.height, cl.spec.w.width};
     }
     return name;
   }
@@ -363,8 +294,10 @@ class NetworkCompiler {
       lower::lower_conv(pb_, cl.spec, s, in, out, residual);
       if (input != n.input(0)) {
         l.inputs = {input};
-        cl.reason += fmt::format(" (kernel {} folded into the {} input channels on the host)",
-                                 net_.folds.at(input).rows() ? "rows and columns" : "columns", cl.spec.w.in_channels);
+        const InputFold& f = net_.folds.at(input);
+        cl.reason += fmt::format(" (kernel {} folded into the {} input channels on the host{})", f.rows() ? "rows and columns" : "columns",
+                                 cl.spec.w.in_channels,
+                                 f.constants.empty() ? "" : fmt::format(", bias in {} constant lanes", f.constants.size()));
       }
       if (add) {
         fused_.insert(add->name);

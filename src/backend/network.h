@@ -14,6 +14,7 @@
 #include "graph/graph.h"
 #include "graph/quantize.h"
 #include "hw/hw_config.h"
+#include "backend/input_fold.h"
 #include "lower/conv_lowering.h"
 #include "lower/program.h"
 #include "lower/schedule.h"
@@ -51,21 +52,6 @@ struct DramValue {
   std::string region;
 };
 
-// A host-made input for a first layer with few channels: the kernel's columns, and when that
-// needs fewer GEMM blocks still its rows too, folded into the channels. Columns only:
-// x'[n][kx*C + c][h][ow] = x[n][c][h][ow*stride_w - pad_left + kx*dilation_w]; rows and columns:
-// x'[n][(ky*KW + kx)*C + c][oh][ow] = x[n][c][oh*stride_h - pad_top + ky*dilation_h][...], zero
-// outside (a host im2col). ResNet-18's 3-channel 7x7 conv1 then fills 147 of 160 GEMM lanes in
-// 10 micro-ops per output vector instead of 3 of 16 in 49. The value it stands for is produced
-// on the host anyway (by the input's Quantize).
-struct InputFold {
-  std::string source;
-  int64_t kernel_w = 1, stride_w = 1, pad_left = 0, dilation_w = 1, out_w = 1;
-  // Rows: folded when out_h >= 0 (then the layer reads out_h rows of a 1x1 kernel).
-  int64_t kernel_h = 1, stride_h = 1, pad_top = 0, dilation_h = 1, out_h = -1;
-  bool rows() const { return out_h >= 0; }
-};
-graph::Tensor fold_input(const graph::Tensor& x, const InputFold& f);
 
 // A layer op that runs on the GEMM core: conv2d, group_conv2d, conv2d_transpose or dense, alone or
 // with a residual add fused after it ("conv2d+add"). Its MACs count in the conv/dense GOPS.

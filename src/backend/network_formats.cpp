@@ -23,6 +23,16 @@ std::vector<lower::RequantValues> layer_values(const CompiledNetwork& net, const
   const hw::HwConfig& c = net.config;
   if (!is_conv_family(n.op_type)) return {};
   ConvLayer cl = conv_family_layer(g, n, c, net.views);
+  // A first layer reading a folded input: the same fold, and its bias in the same lanes (whose
+  // weights are then patched too).
+  if (!l.inputs.empty()) {
+    if (auto f = net.folds.find(l.inputs[0]); f != net.folds.end()) {
+      if (std::string why = apply_input_fold(c, cl.spec, f->second); !why.empty()) {
+        throw Error(fmt::format("layer '{}': at these formats {}; the new format needs the layer lowered again "
+                                "(compile the model with these formats)", l.name, why));
+      }
+    }
+  }
   if (l.nodes.size() > 1) {
     const graph::Node& add = node_named(g, l.nodes[1]);
     const std::optional<lower::FusedAdd> f = fused_add_of(add_spec(g, add, c), add.input(0) == n.outputs.at(0));

@@ -76,7 +76,30 @@ void emit_transposed_gemms(runtime::CommandBuilder& cb, NestKernelMemo& kernels,
 }  // namespace
 
 int64_t ConvLayerSpec::acc_vectors(const hw::HwConfig& c) const {
-  return requant_vectors(c, bias, channel_shifts(), acc_bits, w.out_channels).acc_vectors();
+  return requant_vectors(c, alu_bias(), channel_shifts(), acc_bits, w.out_channels).acc_vectors();
+}
+
+std::vector<uint8_t> packed_conv_weights(const hw::HwConfig& c, const ConvLayerSpec& spec) {
+  const ConvWorkload& w = spec.w;
+  const ConvGeometry g = conv_geometry(c, w);
+  WeightPacking wp;
+  wp.co = w.out_channels;
+  wp.ci_g = w.in_channels / w.groups;
+  wp.kh = w.kernel_h;
+  wp.kw = w.kernel_w;
+  wp.groups = w.groups;
+  wp.supergroups = g.supergroups;
+  wp.cib = g.cib;
+  wp.cob = g.cob;
+  wp.transposed = w.kind == OpKind::kConv2dTranspose;
+  return pack_conv_weights(c, wp, spec.weights);
+}
+
+std::vector<int64_t> ConvLayerSpec::alu_bias() const {
+  if (!bias_in_weights) return bias;
+  std::vector<int64_t> out = channel_shifts();
+  for (int64_t& s : out) s = s > 0 ? -(int64_t(1) << std::min<int64_t>(s - 1, 62)) : 0;
+  return out;
 }
 
 namespace {
@@ -89,7 +112,8 @@ RequantVectors fused_add_vectors(const hw::HwConfig& c, const FusedAdd& a, int a
 
 std::vector<RequantValues> conv_requant_values(const hw::HwConfig& c, const ConvLayerSpec& spec) {
   std::vector<RequantValues> out(spec.add ? 2 : 1);
-  out[0].rv = requant_vectors(c, spec.bias, spec.channel_shifts(), spec.acc_bits, spec.w.out_channels);
+  out[0].rv = requant_vectors(c, spec.alu_bias(), spec.channel_shifts(), spec.acc_bits, spec.w.out_channels);
+  if (spec.bias_in_weights && !spec.weights.empty()) out[0].weights = packed_conv_weights(c, spec);
   out[0].bias_add = spec.force_bias_add || out[0].rv.any_bias;
   out[0].clip_min = spec.clip_min;
   out[0].clip_max = spec.clip_max;
@@ -121,7 +145,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   const ConvWorkload& w = spec.w;
   const ConvGeometry g = conv_geometry(c, w);
   const std::vector<int64_t> shifts = spec.channel_shifts();
-  const RequantVectors rv = requant_vectors(c, spec.bias, shifts, spec.acc_bits, w.out_channels);
+  const RequantVectors rv = requant_vectors(c, spec.alu_bias(), shifts, spec.acc_bits, w.out_channels);
   const bool fused = spec.add.has_value();
   if (fused != (residual != nullptr)) throw InternalError("lower_conv: a fused add needs its residual operand");
   if (fused) {
@@ -143,22 +167,12 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
     return std::pair<int64_t, int64_t>{lo, hi - lo + 1};
   };
 
-  WeightPacking wp;
-  wp.co = w.out_channels;
-  wp.ci_g = w.in_channels / w.groups;
-  wp.kh = w.kernel_h;
-  wp.kw = w.kernel_w;
-  wp.groups = w.groups;
-  wp.supergroups = g.supergroups;
-  wp.cib = g.cib;
-  wp.cob = g.cob;
-  wp.transposed = transposed;
   // No weights: a timing program (the heuristic's and the tuner's), whose cycles do not depend on
   // values, so the packed tensor is only sized, never built.
   const runtime::DramBuffer wbuf =
       spec.weights.empty()
           ? pb.alloc(uint64_t(g.supergroups * g.cob * g.cib * g.kh * g.kw) * uint64_t(c.wgt_elem_bytes()))
-          : pb.alloc_constant(pack_conv_weights(c, wp, spec.weights));
+          : pb.alloc_constant(packed_conv_weights(c, spec));
   const runtime::DramBuffer vbuf = rv.packed.empty() ? runtime::DramBuffer{} : pb.alloc_constant(rv.packed);
   const bool bias_add = spec.force_bias_add || rv.any_bias;
   const runtime::DramBuffer ident =
@@ -166,6 +180,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   // A layer with data records where its format-dependent values went (timing programs do not).
   const bool sites = !spec.weights.empty();
   if (sites && !rv.packed.empty()) pb.record_const(0, ConstRole::kVectors, vbuf, rv.packed.size());
+  if (sites && spec.bias_in_weights) pb.record_const(0, ConstRole::kWeights, wbuf, wbuf.size());
   if (sites && fused) {
     if (!arv.packed.empty()) throw InternalError("fused add requantization with vectors");
     pb.record_const(1, ConstRole::kScaleTile, ident, uint64_t(c.wgt_elem_bytes()));

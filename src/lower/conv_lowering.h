@@ -42,6 +42,12 @@ struct ConvLayerSpec {
   // Emit the bias ADD even when bias and rounding are all zero (timing a workload whose data
   // are not known yet, as the heuristic and tuner do).
   bool force_bias_add = false;
+  // Bias and rounding ride in the weights (lower/bias_lanes.h: the last input channels are
+  // host-made constants and `weights` already holds their columns), so the ALU adds nothing.
+  bool bias_in_weights = false;
+  // The bias the requantization's ADD takes: `bias`, or what cancels the rounding constant when
+  // bias_in_weights (requant_adds is then 0 for every channel).
+  std::vector<int64_t> alu_bias() const;
 
   std::vector<int64_t> channel_shifts() const;  // expanded to CO entries
   // Per-channel vectors its requantization keeps in the accumulators (0 when immediates do):
@@ -51,6 +57,9 @@ struct ConvLayerSpec {
   // acc_vectors and whether a residual tile needs INP space: what legality takes.
   LayerNeeds needs(const hw::HwConfig& c) const { return {acc_vectors(c), add.has_value()}; }
 };
+
+// The layer's weights in the accelerator's blocked layout (spec.weights must be filled).
+std::vector<uint8_t> packed_conv_weights(const hw::HwConfig& c, const ConvLayerSpec& spec);
 
 // The values lower_conv puts at the layer's patch sites (its requantization, then a fused
 // add's): what the precision tools write when the layer's formats change.

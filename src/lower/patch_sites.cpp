@@ -68,21 +68,25 @@ void patch_layer(Program& p, size_t layer, const std::vector<RequantValues>& val
   }
   // Constants first (checked), then immediates: a failure leaves the program unchanged.
   std::vector<std::pair<const ConstSite*, const std::vector<uint8_t>*>> writes;
-  std::vector<bool> has_vectors(values.size(), false), has_tile(values.size(), false);
+  std::vector<bool> has_vectors(values.size(), false), has_tile(values.size(), false), has_weights(values.size(), false);
   for (const ConstSite& c : s.consts) {
     if (c.requant >= values.size()) fail(fmt::format("constant of requantization {} has no new values", c.requant));
     const RequantValues& v = values[c.requant];
-    const std::vector<uint8_t>& bytes = c.role == ConstRole::kVectors ? v.rv.packed : v.scale_tile;
-    (c.role == ConstRole::kVectors ? has_vectors : has_tile)[c.requant] = true;
+    const std::vector<uint8_t>& bytes =
+        c.role == ConstRole::kVectors ? v.rv.packed : c.role == ConstRole::kScaleTile ? v.scale_tile : v.weights;
+    (c.role == ConstRole::kVectors ? has_vectors : c.role == ConstRole::kScaleTile ? has_tile : has_weights)[c.requant] = true;
     if (bytes.size() != c.bytes) {
-      fail(fmt::format("its {} take {} bytes, the new values {}", c.role == ConstRole::kVectors ? "per-channel vectors" : "scale tile",
-                       c.bytes, bytes.size()));
+      const char* what = c.role == ConstRole::kVectors     ? "per-channel vectors"
+                         : c.role == ConstRole::kScaleTile ? "scale tile"
+                                                           : "weights (holding the bias)";
+      fail(fmt::format("its {} take {} bytes, the new values {}", what, c.bytes, bytes.size()));
     }
     writes.push_back({&c, &bytes});
   }
   for (size_t q = 0; q < values.size(); ++q) {
     if (!values[q].rv.packed.empty() && !has_vectors[q]) fail("the new values need per-channel vectors the program does not hold");
     if (!values[q].scale_tile.empty() && !has_tile[q]) fail("the new values need a scale tile the program does not hold");
+    if (!values[q].weights.empty() && !has_weights[q]) fail("the new values carry the bias in weights the program does not patch");
   }
   for (const ImmSite& x : s.imms) {
     if (x.stream >= p.streams.size() || x.insn >= p.streams[x.stream].insns.size() ||

@@ -16,7 +16,8 @@ namespace tauvta::lower {
 
 struct Program;
 
-enum class ConstRole : uint8_t { kVectors = 0, kScaleTile = 1 };
+// kWeights: the packed weights of a layer whose bias rides in them (ConvLayerSpec::bias_in_weights).
+enum class ConstRole : uint8_t { kVectors = 0, kScaleTile = 1, kWeights = 2 };
 
 struct ImmSite {
   uint32_t stream = 0, insn = 0;  // Program::streams index, instruction in it
@@ -44,6 +45,7 @@ struct RequantValues {
   int64_t clip_min = 0, clip_max = 0;
   std::vector<int64_t> shl;        // a fused add's left-shift SHR pieces (negative amounts)
   std::vector<uint8_t> scale_tile; // a fused add's identity tile (empty: none)
+  std::vector<uint8_t> weights;    // packed weights holding the bias (empty: the bias is the ALU's)
   bool operator==(const RequantValues&) const = default;
 };
 

@@ -34,6 +34,17 @@ std::vector<int64_t> split_shift(const hw::HwConfig& c, int64_t s) {
 
 std::vector<int64_t> shift_pieces(const hw::HwConfig& c, int64_t shift) { return split_shift(c, shift); }
 
+std::vector<int64_t> requant_adds(const std::vector<int64_t>& bias, const std::vector<int64_t>& shifts, int acc_bits) {
+  std::vector<int64_t> add(shifts.size(), 0);
+  for (size_t ch = 0; ch < shifts.size(); ++ch) {
+    const int64_t s = shifts[ch];
+    const int64_t b = bias.empty() ? 0 : bias[ch];
+    const int64_t round = s > 0 ? (int64_t(1) << std::min<int64_t>(s - 1, 62)) : 0;
+    add[ch] = hw::sign_extend(uint64_t(b) + uint64_t(round), acc_bits);
+  }
+  return add;
+}
+
 RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>& bias,
                                const std::vector<int64_t>& shifts, int acc_bits, int64_t channels) {
   if (int64_t(shifts.size()) != channels) {
@@ -41,14 +52,8 @@ RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>
   }
   RequantVectors rv;
   rv.blocks = ceil_div(channels, c.block_out());
-  std::vector<int64_t> add(size_t(channels), 0);
-  for (int64_t ch = 0; ch < channels; ++ch) {
-    const int64_t s = shifts[size_t(ch)];
-    const int64_t b = bias.empty() ? 0 : bias[size_t(ch)];
-    const int64_t round = s > 0 ? (int64_t(1) << std::min<int64_t>(s - 1, 62)) : 0;
-    add[size_t(ch)] = hw::sign_extend(uint64_t(b) + uint64_t(round), acc_bits);
-    rv.any_bias = rv.any_bias || add[size_t(ch)] != 0;
-  }
+  const std::vector<int64_t> add = requant_adds(bias, shifts, acc_bits);
+  for (int64_t a : add) rv.any_bias = rv.any_bias || a != 0;
   bool uniform = true;
   for (int64_t s : shifts) uniform = uniform && s == shifts[0];
   if (uniform) {

@@ -41,6 +41,10 @@ inline constexpr int kMaxImmAdds = 4;
 // rounding/bias ADDs, the SHR pieces, the clip's MIN and MAX, and a fused add's left shift.
 enum class ImmRole : uint8_t { kAdd = 0, kShr = 1, kMin = 2, kMax = 3, kShl = 4 };
 
+// What the requantization's ADD adds per channel: bias plus the rounding constant 2^(s-1) (for a
+// shift s > 0), wrapped to the accumulator width. `bias` may be empty (zeros).
+std::vector<int64_t> requant_adds(const std::vector<int64_t>& bias, const std::vector<int64_t>& shifts, int acc_bits);
+
 // `bias` may be empty (zeros); `shifts` has one entry per channel.
 RequantVectors requant_vectors(const hw::HwConfig& c, const std::vector<int64_t>& bias,
                                const std::vector<int64_t>& shifts, int acc_bits, int64_t channels);

@@ -224,7 +224,8 @@ TEST(Network, TunedScheduleKeepsTheAddSeparateWhenTheResidualWouldNotFit) {
 
 // ResNet-18's conv1 (3 channels, 7x7, stride 2) reads a host im2col of its input: rows and
 // columns folded, 147 channels in 10 blocks of a 1x1 kernel (10 GEMM micro-ops per output vector
-// instead of the 14 of columns alone); with BLOCK_IN 8, 19 blocks instead of 21.
+// instead of the 14 of columns alone); with BLOCK_IN 8, 19 blocks instead of 21. Spare lanes of
+// the last block carry the bias.
 TEST(Network, FirstLayerFoldsRowsAndColumnsWhenThatNeedsFewerBlocks) {
   const std::filesystem::path base = generated_model("resnet18");
   for (const char* name : {"pynq", "pynq_b4_blk8"}) {
@@ -243,9 +244,13 @@ TEST(Network, FirstLayerFoldsRowsAndColumnsWhenThatNeedsFewerBlocks) {
     EXPECT_EQ(f.kernel_w, 7);
     EXPECT_EQ(f.out_h, 112);
     EXPECT_EQ(f.out_w, 112);
+    // Its bias and rounding constant ride in spare lanes of the last block (constants -1 and -128).
+    ASSERT_FALSE(f.constants.empty());
+    EXPECT_LE(147 + int64_t(f.constants.size()), lower::ceil_div(147, c.block_in()) * c.block_in());
+    EXPECT_EQ(f.constants[0], -1);
     const backend::NetworkLayer& conv1 = net.layers.at(1);
     ASSERT_TRUE(conv1.workload.has_value()) << conv1.name;
-    EXPECT_EQ(conv1.workload->in_channels, 147);
+    EXPECT_EQ(conv1.workload->in_channels, 147 + int64_t(f.constants.size()));
     EXPECT_EQ(conv1.workload->kernel_h * conv1.workload->kernel_w, 1);
     EXPECT_EQ(conv1.workload->height, 112);
   }
