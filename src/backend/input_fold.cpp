@@ -121,6 +121,7 @@ std::string apply_input_fold(const hw::HwConfig& c, lower::ConvLayerSpec& spec, 
     spec.weights = std::move(folded);
   }
   spec.bias_in_weights = lanes.has_value();
+  spec.constant_channels = int64_t(f.constants.size());
   w.in_channels = CF;
   w.width = f.out_w;
   w.kernel_w = 1;

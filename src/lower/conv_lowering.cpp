@@ -95,6 +95,11 @@ std::vector<uint8_t> packed_conv_weights(const hw::HwConfig& c, const ConvLayerS
   return pack_conv_weights(c, wp, spec.weights);
 }
 
+uint64_t ConvLayerSpec::useful_macs() const {
+  if (constant_channels <= 0 || w.in_channels <= 0) return w.macs();
+  return w.macs() / uint64_t(w.in_channels) * uint64_t(w.in_channels - constant_channels);
+}
+
 std::vector<int64_t> ConvLayerSpec::alu_bias() const {
   if (!bias_in_weights) return bias;
   std::vector<int64_t> out = channel_shifts();

@@ -45,6 +45,10 @@ struct ConvLayerSpec {
   // Bias and rounding ride in the weights (lower/bias_lanes.h: the last input channels are
   // host-made constants and `weights` already holds their columns), so the ALU adds nothing.
   bool bias_in_weights = false;
+  // How many of the last input channels are those constants: their MACs add the bias, not the
+  // layer's arithmetic, so GOPS leave them out.
+  int64_t constant_channels = 0;
+  uint64_t useful_macs() const;
   // The bias the requantization's ADD takes: `bias`, or what cancels the rounding constant when
   // bias_in_weights (requant_adds is then 0 for every channel).
   std::vector<int64_t> alu_bias() const;

@@ -52,8 +52,8 @@ Measurement measure_one(const hw::HwConfig& c, lower::ProgramTimer& timer, const
     return m;
   }
   m.seconds = double(m.cycles) / (c.timing.clock_mhz * 1e6);
-  m.gops = c.gops(spec.w.macs(), m.cycles);
-  m.ceiling_gops = c.gops(spec.w.macs(), m.floor_cycles);
+  m.gops = c.gops(spec.useful_macs(), m.cycles);
+  m.ceiling_gops = c.gops(spec.useful_macs(), m.floor_cycles);
   m.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }

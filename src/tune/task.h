@@ -21,7 +21,7 @@ struct TuneTask {
   std::string name;                 // "T3 conv2d 1x64x56x56 -> 64 k3x3 ..." for tables and logs
 
   const lower::ConvWorkload& workload() const { return spec.w; }
-  uint64_t macs() const { return spec.w.macs(); }
+  uint64_t macs() const { return spec.useful_macs(); }  // without bias lanes' MACs
 };
 
 // The accelerator convolution-family layers of `net` deduplicated by workload, in order of first

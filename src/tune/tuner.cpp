@@ -86,7 +86,7 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
         continue;
       }
       const double seconds = lower::record_seconds(rec);
-      const double gops = std::isfinite(seconds) && seconds > 0 ? 2.0 * double(w.macs()) / seconds / 1e9 : 0;
+      const double gops = std::isfinite(seconds) && seconds > 0 ? 2.0 * double(task.macs()) / seconds / 1e9 : 0;
       if (rec.error_no != 0) ++r.errors;
       if (rec.error_no == kRunTimeout) ++r.stopped;
       if (rec.error_no == kWrongAnswer) ++r.wrong;
@@ -157,7 +157,7 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
       }
       // A candidate stopped at the cycle limit tells the searcher the GOPS it could at most
       // reach (its cycles so far are a lower bound): below the best, still ranked.
-      const double told_gops = mi.error_no == kRunTimeout && mi.cycles > 0 ? c.gops(w.macs(), mi.cycles) : gops;
+      const double told_gops = mi.error_no == kRunTimeout && mi.cycles > 0 ? c.gops(task.macs(), mi.cycles) : gops;
       told.push_back({points[i], told_gops});
     }
     searcher->report(told);

@@ -11,6 +11,7 @@
 #include "io/tensor_files.h"
 #include "model/pipeline.h"
 #include "model/samples.h"
+#include "tune/task.h"
 #include "../model/pipeline_test_util.h"
 #include "common/error.h"
 
@@ -253,6 +254,15 @@ TEST(Network, FirstLayerFoldsRowsAndColumnsWhenThatNeedsFewerBlocks) {
     EXPECT_EQ(conv1.workload->in_channels, 147 + int64_t(f.constants.size()));
     EXPECT_EQ(conv1.workload->kernel_h * conv1.workload->kernel_w, 1);
     EXPECT_EQ(conv1.workload->height, 112);
+    // Its tuning task counts the layer's useful MACs, not the bias lanes'.
+    bool found = false;
+    for (const tune::TuneTask& t : tune::extract_tasks(net)) {
+      if (t.workload() != *conv1.workload) continue;
+      found = true;
+      EXPECT_EQ(t.macs(), conv1.macs);
+      EXPECT_EQ(t.macs(), uint64_t(64 * 147 * 112 * 112));
+    }
+    EXPECT_TRUE(found);
   }
 }
 
