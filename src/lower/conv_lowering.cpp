@@ -163,6 +163,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   const uint32_t ident_wgt = uint32_t(c.wgt_depth() - 1);
   runtime::CommandBuilder& cb = pb.cb();
   const bool transposed = w.kind == OpKind::kConv2dTranspose;
+  const bool skip_rows = skips_input_rows(w);
   // First input row (column) and count an output tile reads. A transposed convolution's output
   // o takes input i through tap k when o = i * stride - pad + k.
   auto window = [&](int64_t o0, int64_t n, int64_t k, int64_t st, int64_t p, int64_t d) {
@@ -247,7 +248,8 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
             const int64_t th_i = std::min(t.th, OH - it.ht * t.th);
             const int64_t tw_i = std::min(t.tw, OW - it.wt * t.tw);
             const int64_t tco_i = std::min(t.tco, g.cob - it.ct * t.tco);
-            const auto [ih0, rows] = window(it.ht * t.th, th_i, w.kernel_h, w.stride_h, w.pad_top, w.dilation_h);
+            const auto [ih0, window_rows] = window(it.ht * t.th, th_i, w.kernel_h, w.stride_h, w.pad_top, w.dilation_h);
+            const int64_t rows = skip_rows ? th_i : window_rows;  // skips_input_rows (conv_plan.h)
             const auto [iw0, cols] = window(it.wt * t.tw, tw_i, w.kernel_w, w.stride_w, w.pad_left, w.dilation_w);
             const uint32_t inp_base = uint32_t(int64_t(part) * t.inp_part);
             const uint32_t wgt_base = uint32_t(int64_t(part) * t.wgt_part);
@@ -270,7 +272,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
                                            ? uint64_t((plane * H + std::max<int64_t>(ih0, 0)) * W + std::max<int64_t>(iw0, 0))
                                            : 0;
                   cb.load_2d(MemId::kInp, inp_base + uint32_t((b * tci_i + ci) * rows * cols), input, off,
-                             uint32_t(xs), uint32_t(ys), uint32_t(W), pad);
+                             uint32_t(xs), uint32_t(ys), uint32_t(skip_rows ? W * w.stride_h : W), pad);
                 }
               }
               inp_at[part] = xk;
@@ -323,7 +325,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
                   {uint32_t(g.kw), 0, uint32_t(w.dilation_w), 1},
                   {uint32_t(tb_i), uint32_t(tco_i * th_i * tw_i), uint32_t(tci_i) * rc, 0},
                   {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, uint32_t(tci_i * KK)},
-                  {uint32_t(th_i), uint32_t(tw_i), uint32_t(w.stride_h * cols), 0},
+                  {uint32_t(th_i), uint32_t(tw_i), uint32_t((skip_rows ? 1 : w.stride_h) * cols), 0},
                   {uint32_t(tw_i), 1, uint32_t(w.stride_w), 0}}};
               cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base, wgt_base, dims));
             } else {

@@ -86,8 +86,13 @@ ConvGeometry conv_geometry(const hw::HwConfig& c, const ConvWorkload& w) {
   return g;
 }
 
+bool skips_input_rows(const ConvWorkload& w) {
+  return w.kind != OpKind::kConv2dTranspose && w.kernel_h == 1 && w.stride_h > 1 && w.pad_top == 0 && w.pad_bottom == 0;
+}
+
 int64_t ConvTiling::rows(int64_t th_i) const {
   if (w.kind == OpKind::kConv2dTranspose) return (th_i + w.kernel_h - 2) / w.stride_h + 1;
+  if (skips_input_rows(w)) return th_i;
   return (th_i - 1) * w.stride_h + (w.kernel_h - 1) * w.dilation_h + 1;
 }
 int64_t ConvTiling::cols(int64_t tw_i) const {

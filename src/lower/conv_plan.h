@@ -40,6 +40,11 @@ struct LayerNeeds {
   friend auto operator<=>(const LayerNeeds&, const LayerNeeds&) = default;
 };
 
+// A one-row kernel with a row stride and no row padding reads only every stride-th input row,
+// so its input loads skip the others in DRAM (a row step of stride x W) and a tile of th output
+// rows holds th input rows, not (th - 1) x stride + 1.
+bool skips_input_rows(const ConvWorkload& w);
+
 // A schedule resolved against a geometry.
 struct ConvTiling {
   int64_t tb = 1, th = 1, tw = 1, tci = 1, tco = 1;  // tile sizes (blocks, rows, columns)
@@ -50,7 +55,8 @@ struct ConvTiling {
   bool residual = false;          // a fused residual add: its tile follows the input tile in INP
   int64_t res_offset = 0;         // INP offset of the residual tile within a thread's part
   int64_t inp_part = 0, wgt_part = 0, acc_slot = 0;  // SRAM elements per virtual thread
-  // Input rows an output tile of th_i rows reads (an upper bound for transposed convolutions).
+  // Input rows an output tile of th_i rows holds in INP (an upper bound for transposed
+  // convolutions): th_i when the load skips rows (skips_input_rows).
   int64_t rows(int64_t th_i) const;
   int64_t cols(int64_t tw_i) const;
   ConvWorkload w;

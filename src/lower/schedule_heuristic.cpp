@@ -16,7 +16,7 @@ namespace tauvta::lower {
 
 namespace {
 
-constexpr size_t kSimulated = 6;
+constexpr size_t kSimulated = 12;
 
 std::mutex cache_mutex;
 std::map<std::tuple<std::string, std::string, ConvWorkload, LayerNeeds>, Schedule>& cache() {
