@@ -49,8 +49,7 @@ std::optional<InputFold> choose_input_fold(const hw::HwConfig& c, const lower::C
   if (w.groups != 1 || w.kind != lower::OpKind::kConv2d || (KH == 1 && KW == 1) || std::min(cols, both) >= none) {
     return std::nullopt;
   }
-  const bool rows = both < cols;
-  if (!rows && KW == 1) return std::nullopt;
+  const bool rows = both < cols;  // with KW = 1, cols = none, so a fold that gains folds rows
   InputFold f;
   f.source = source;
   f.kernel_w = KW;

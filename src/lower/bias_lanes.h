@@ -24,5 +24,4 @@ struct BiasLanes {
 // holds -1, the others the most negative input, -2^(INP-1). nullopt when some value does not fit.
 std::optional<BiasLanes> bias_lanes(const hw::HwConfig& c, const std::vector<int64_t>& values, int64_t lanes);
 
-
 }  // namespace tauvta::lower

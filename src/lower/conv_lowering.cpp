@@ -103,7 +103,7 @@ uint64_t ConvLayerSpec::useful_macs() const {
 std::vector<int64_t> ConvLayerSpec::alu_bias() const {
   if (!bias_in_weights) return bias;
   std::vector<int64_t> out = channel_shifts();
-  for (int64_t& s : out) s = s > 0 ? -(int64_t(1) << std::min<int64_t>(s - 1, 62)) : 0;
+  for (int64_t& s : out) s = -rounding_constant(s);
   return out;
 }
 

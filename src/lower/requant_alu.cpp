@@ -34,13 +34,13 @@ std::vector<int64_t> split_shift(const hw::HwConfig& c, int64_t s) {
 
 std::vector<int64_t> shift_pieces(const hw::HwConfig& c, int64_t shift) { return split_shift(c, shift); }
 
+int64_t rounding_constant(int64_t s) { return s > 0 ? (int64_t(1) << std::min<int64_t>(s - 1, 62)) : 0; }
+
 std::vector<int64_t> requant_adds(const std::vector<int64_t>& bias, const std::vector<int64_t>& shifts, int acc_bits) {
   std::vector<int64_t> add(shifts.size(), 0);
   for (size_t ch = 0; ch < shifts.size(); ++ch) {
-    const int64_t s = shifts[ch];
     const int64_t b = bias.empty() ? 0 : bias[ch];
-    const int64_t round = s > 0 ? (int64_t(1) << std::min<int64_t>(s - 1, 62)) : 0;
-    add[ch] = hw::sign_extend(uint64_t(b) + uint64_t(round), acc_bits);
+    add[ch] = hw::sign_extend(uint64_t(b) + uint64_t(rounding_constant(shifts[ch])), acc_bits);
   }
   return add;
 }

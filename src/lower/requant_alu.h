@@ -41,6 +41,9 @@ inline constexpr int kMaxImmAdds = 4;
 // rounding/bias ADDs, the SHR pieces, the clip's MIN and MAX, and a fused add's left shift.
 enum class ImmRole : uint8_t { kAdd = 0, kShr = 1, kMin = 2, kMax = 3, kShl = 4 };
 
+// The rounding constant of a right shift by s: 2^(s-1), or 0 for s <= 0.
+int64_t rounding_constant(int64_t s);
+
 // What the requantization's ADD adds per channel: bias plus the rounding constant 2^(s-1) (for a
 // shift s > 0), wrapped to the accumulator width. `bias` may be empty (zeros).
 std::vector<int64_t> requant_adds(const std::vector<int64_t>& bias, const std::vector<int64_t>& shifts, int acc_bits);
