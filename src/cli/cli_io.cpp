@@ -113,4 +113,24 @@ hw::HwConfig load_config(const std::string& path) {
   return hw::HwConfig::load(path);
 }
 
+nlohmann::json load_timing_override(const std::string& text) {
+  if (text.empty()) return nullptr;
+  nlohmann::json j;
+  const bool inline_json = text.find_first_not_of(" \t") != std::string::npos && text[text.find_first_not_of(" \t")] == '{';
+  try {
+    if (inline_json) {
+      j = nlohmann::json::parse(text);
+    } else {
+      std::ifstream in(text);
+      if (!in) throw Error(fmt::format("--timing {}: cannot open (give a file or an inline JSON object)", text));
+      j = nlohmann::json::parse(in);
+    }
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(fmt::format("--timing {}: invalid JSON: {}", inline_json ? "object" : text, e.what()));
+  }
+  if (j.is_object() && j.contains("TIMING")) j = j["TIMING"];
+  if (!j.is_object()) throw Error("--timing: expected a JSON object of TIMING keys");
+  return j;
+}
+
 }  // namespace tauvta::cli

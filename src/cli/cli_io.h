@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "hw/hw_config.h"
 #include "hw/insn.h"
 
@@ -37,5 +39,9 @@ std::vector<uint8_t> uop_bytes(std::span<const uint32_t> uops);
 // `path` empty: HwConfig{} (the Pynq default); a VTA config name such as 1x16_i8w8a32_15_15_18_17
 // (when no such file exists): HwConfig::from_name; otherwise HwConfig::load(path).
 hw::HwConfig load_config(const std::string& path);
+
+// `--timing`: a TIMING object given inline ('{"DRAM_LATENCY_CYCLES": 40}') or as a JSON file
+// holding either such an object or a whole config (its TIMING is taken); null when `text` is empty.
+nlohmann::json load_timing_override(const std::string& text);
 
 }  // namespace tauvta::cli

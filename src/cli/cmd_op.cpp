@@ -26,7 +26,7 @@ struct OpArgs {
   std::string op;
   int64_t batch = 1, in_channels = 0, height = 1, width = 1, out_channels = 0, groups = 1;
   std::string kernel = "1", stride = "1", pad = "0", dilation = "1", output_padding = "0";
-  std::string schedule, record, log, config, report, csv;
+  std::string schedule, record, log, config, timing, report, csv;
   bool timing_only = false, check_hazards = false, force = false, bias = false;
   uint64_t seed = 1;
 };
@@ -91,7 +91,7 @@ void run_op_command(const OpArgs& a) {
     if (!a.record.empty() || !a.schedule.empty() || !a.op.empty()) {
       throw Error("op --log runs every record of a log: give no operator, --record or --schedule with it");
     }
-    run_op_log(OpLogArgs{a.log, a.config, a.report, a.csv, a.timing_only, a.check_hazards, a.force, a.bias, a.seed});
+    run_op_log(OpLogArgs{a.log, a.config, a.timing, a.report, a.csv, a.timing_only, a.check_hazards, a.force, a.bias, a.seed});
     return;
   }
   if (!a.csv.empty()) throw Error("op: --csv is for --log (one row per record)");
@@ -119,6 +119,9 @@ void run_op_command(const OpArgs& a) {
   } else {
     if (a.op.empty()) throw Error("op: give the operator (conv2d, dense, group_conv2d, conv2d_transpose) or --record");
     config = load_config(a.config);
+  }
+  if (const nlohmann::json t = load_timing_override(a.timing); !t.is_null()) config = config.with_timing(t, "--timing");
+  if (a.record.empty()) {
     w = workload_of(a);
     w.validate();
     if (!a.schedule.empty()) {
@@ -198,6 +201,7 @@ void add_op_command(CLI::App& app) {
   cmd->add_option("--log", a->log, "An AutoTVM/TopHub log: run every VTA record in it, one row each");
   cmd->add_option("--csv", a->csv, "With --log: write the rows as CSV");
   cmd->add_option("--config", a->config, "Hardware config JSON or VTA config name (default: a record's own, else pynq)");
+  cmd->add_option("--timing", a->timing, "TIMING keys to replace in the config (inline JSON object or a JSON file), e.g. '{\"DRAM_LATENCY_CYCLES\": 60}'");
   cmd->add_option("--seed", a->seed, "Random operands' seed (default 1)");
   cmd->add_flag("--bias", a->bias, "Add a per-channel bias (kept in the accumulators; TVM's tuned tasks have none)");
   cmd->add_flag("--timing-only", a->timing_only, "Cycles only: nothing computed or verified");

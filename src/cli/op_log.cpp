@@ -1,5 +1,6 @@
 #include "cli/op_log.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -36,7 +37,9 @@ void run_op_log(const OpLogArgs& a) {
   const lower::TuningLog log = lower::read_tuning_log(a.log);
   if (log.records.empty()) throw Error(fmt::format("{}: no VTA records", a.log));
   std::map<std::string, hw::HwConfig> configs;  // the record's -model= name -> config
-  const std::optional<hw::HwConfig> fixed = a.config.empty() ? std::nullopt : std::optional(load_config(a.config));
+  const nlohmann::json timing = load_timing_override(a.timing);
+  auto with_timing = [&](const hw::HwConfig& c) { return timing.is_null() ? c : c.with_timing(timing, "--timing"); };
+  const std::optional<hw::HwConfig> fixed = a.config.empty() ? std::nullopt : std::optional(with_timing(load_config(a.config)));
   backend::OpRunOptions o;
   o.timing_only = a.timing_only;
   o.check_hazards = a.check_hazards;
@@ -48,7 +51,7 @@ void run_op_log(const OpLogArgs& a) {
     Row row;
     row.record = &r;
     try {
-      const hw::HwConfig c = fixed ? *fixed : hw::HwConfig::from_name(r.model);
+      const hw::HwConfig c = fixed ? *fixed : with_timing(hw::HwConfig::from_name(r.model));
       configs.emplace(c.target + "_" + c.name(), c);
       row.config_name = c.name();
       row.schedule = lower::record_schedule(r, c, &row.notes);
@@ -66,11 +69,12 @@ void run_op_log(const OpLogArgs& a) {
 
   std::string out = fmt::format("{}: {} VTA records ({} of other targets skipped){}\n\n", a.log,
                                 log.records.size(), log.other_records, a.timing_only ? "  [timing only]" : "");
-  out += fmt::format("{:>5}  {:<17}{:<27}{:<60}{:>10}{:>10}{:>7}{:>6}{:>11}  {}\n", "line", "task", "config",
-                     "workload", "cycles", "model us", "GOPS", "util", "board us", "result");
+  out += fmt::format("{:>5}  {:<17}{:<27}{:<60}{:>10}{:>10}{:>7}{:>6}{:>11}{:>8}  {}\n", "line", "task", "config",
+                     "workload", "cycles", "model us", "GOPS", "util", "board us", "error", "result");
   int failed = 0;
   nlohmann::json jrows = nlohmann::json::array();
-  std::string csv = "line,task,config,workload,schedule,cycles,seconds_at_clock,gops,gemm_utilization,board_seconds,result\n";
+  std::string csv = "line,task,config,workload,schedule,cycles,seconds_at_clock,gops,gemm_utilization,board_seconds,error,result\n";
+  std::vector<double> errors;  // (model - board) / board of every record that ran and has a board time
   for (const Row& row : rows) {
     const lower::TuningRecord& r = *row.record;
     const double board = lower::record_seconds(r);
@@ -79,11 +83,14 @@ void run_op_log(const OpLogArgs& a) {
     if (!row.error.empty()) ++failed;
     const bool ran = row.error.empty() || row.error.rfind("MISMATCH", 0) == 0;
     const std::string board_us = std::isfinite(board) ? fmt::format("{:.1f}", board * 1e6) : "-";
+    const bool compared = ran && std::isfinite(board) && board > 0;
+    const double error = compared ? (row.run.seconds_at_clock - board) / board : 0.0;
+    if (compared) errors.push_back(error);
     if (ran) {
-      out += fmt::format("{:>5}  {:<17}{:<27}{:<60}{:>10}{:>10.1f}{:>7.2f}{:>5.0f}%{:>11}  {}\n", r.line, task,
+      out += fmt::format("{:>5}  {:<17}{:<27}{:<60}{:>10}{:>10.1f}{:>7.2f}{:>5.0f}%{:>11}{:>8}  {}\n", r.line, task,
                          row.config_name, r.workload.to_string(), row.run.report.cycles,
                          row.run.seconds_at_clock * 1e6, row.run.gops, 100 * row.run.report.gemm_utilization(),
-                         board_us, result);
+                         board_us, compared ? fmt::format("{:+.1f}%", 100 * error) : "-", result);
     } else {
       out += fmt::format("{:>5}  {:<17}{:<27}{:<60}  error: {}\n", r.line, task, row.config_name,
                          r.workload.to_string(), row.error);
@@ -104,22 +111,36 @@ void run_op_log(const OpLogArgs& a) {
       j["macs"] = row.run.macs;
     }
     if (std::isfinite(board)) j["board_seconds"] = board;
+    if (compared) j["error"] = error;
     jrows.push_back(j);
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.line, lower::op_kind_task(r.workload.kind),
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.line, lower::op_kind_task(r.workload.kind),
                        row.config_name, backend::csv_field(r.workload.to_string()),
                        backend::csv_field(row.schedule.to_string(r.workload.kind)), ran ? fmt::format("{}", row.run.report.cycles) : "",
                        ran ? fmt::format("{}", row.run.seconds_at_clock) : "", ran ? fmt::format("{}", row.run.gops) : "",
                        ran ? fmt::format("{}", row.run.report.gemm_utilization()) : "",
-                       std::isfinite(board) ? fmt::format("{}", board) : "", backend::csv_field(result));
+                       std::isfinite(board) ? fmt::format("{}", board) : "", compared ? fmt::format("{}", error) : "",
+                       backend::csv_field(result));
   }
   out += fmt::format("\n{} of {} records {} in {:.2f} s\n", rows.size() - size_t(failed), rows.size(),
                      a.timing_only ? "timed" : "verified bit-exact", wall);
+  nlohmann::json summary = nlohmann::json::object();
+  if (!errors.empty()) {
+    std::vector<double> mag;
+    for (double e : errors) mag.push_back(std::fabs(e));
+    std::sort(mag.begin(), mag.end());
+    const size_t m = mag.size();
+    const double median = m % 2 ? mag[m / 2] : (mag[m / 2 - 1] + mag[m / 2]) / 2;
+    const size_t over35 = size_t(std::count_if(mag.begin(), mag.end(), [](double e) { return e > 0.35; }));
+    out += fmt::format("model vs board over {} records: median |error| {:.1f}%, max |error| {:.1f}%, {} above 35%\n", m,
+                       100 * median, 100 * mag.back(), over35);
+    summary = {{"records", m}, {"median_abs_error", median}, {"max_abs_error", mag.back()}, {"above_35_percent", over35}};
+  }
   std::cout << out;
   if (!a.report.empty()) {
     nlohmann::json cfgs = nlohmann::json::object();
     for (const auto& [name, c] : configs) cfgs[name] = c.to_json();
     const nlohmann::json j = {{"log", a.log}, {"timing_only", a.timing_only}, {"configs", cfgs},
-                              {"records", jrows}, {"failed", failed}, {"wall_seconds", wall}};
+                              {"records", jrows}, {"board_comparison", summary}, {"failed", failed}, {"wall_seconds", wall}};
     write_text(a.report, j.dump(2) + "\n", a.force);
   }
   if (!a.csv.empty()) write_text(a.csv, csv, a.force);

@@ -9,6 +9,7 @@ namespace tauvta::cli {
 struct OpLogArgs {
   std::string log;
   std::string config;  // empty: each record's own config (from its -model= name)
+  std::string timing;  // --timing: TIMING keys replaced in every record's config
   std::string report, csv;
   bool timing_only = false, check_hazards = false, force = false, bias = false;
   uint64_t seed = 1;

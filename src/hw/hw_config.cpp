@@ -50,6 +50,13 @@ const std::vector<TimingIntKey>& timing_int_keys() {
   static const std::vector<TimingIntKey> keys = {
       {"LOG_BUS_WIDTH", &TimingParams::log_bus_width, 3, 12},
       {"DRAM_LATENCY_CYCLES", &TimingParams::dram_latency_cycles, 0, 100000},
+      {"WRITE_LATENCY_CYCLES", &TimingParams::write_latency_cycles, 0, 100000},
+      {"MAX_BURST_BEATS", &TimingParams::max_burst_beats, 1, 256},
+      {"MASTER_OUTSTANDING", &TimingParams::master_outstanding, 1, 1024},
+      {"PORT_READ_ACCEPTANCE", &TimingParams::port_read_acceptance, 1, 1024},
+      {"PORT_WRITE_ACCEPTANCE", &TimingParams::port_write_acceptance, 1, 1024},
+      {"BURST_OVERHEAD_CYCLES", &TimingParams::burst_overhead_cycles, 0, 100000},
+      {"ROW_OVERHEAD_CYCLES", &TimingParams::row_overhead_cycles, 0, 100000},
       {"CMD_QUEUE_DEPTH", &TimingParams::cmd_queue_depth, 1, 1 << 20},
       {"TOKEN_QUEUE_DEPTH", &TimingParams::token_queue_depth, 1, 1 << 20},
       {"ALU_LANES", &TimingParams::alu_lanes, 0, 1 << 16},
@@ -153,6 +160,13 @@ HwConfig HwConfig::from_json(const json& j, const std::string& source) {
   if (has_in != has_out && !has_block) {
     throw Error(fmt::format("{}: LOG_BLOCK_IN and LOG_BLOCK_OUT must be given together", source));
   }
+  c.validate(source);
+  return c;
+}
+
+HwConfig HwConfig::with_timing(const json& t, const std::string& source) const {
+  HwConfig c = *this;
+  parse_timing(t, source, c.timing);
   c.validate(source);
   return c;
 }

@@ -16,8 +16,18 @@ namespace tauvta::hw {
 struct TimingParams {
   double clock_mhz = 100.0;          // fabric clock
   int log_bus_width = 6;             // AXI data bus, log2 of bits (6 = 64-bit, Pynq)
-  int dram_latency_cycles = 32;      // cycles from a row request to its first data beat
-  double dram_bandwidth_gbps = 4.2;  // DRAM peak GB/s; a cycle moves min(bus, DRAM) bytes
+  // The memory side (src/sim/memory_system.h; docs/timing_model.md gives each one's source).
+  // Latencies and the sustained bandwidth are fitted to Pynq-Z1 board measurements
+  // (tools/calibrate/fit_board.py); the limits come from HLS's and the Zynq TRM's documentation.
+  int dram_latency_cycles = 75;      // read: cycles from a burst request to its first data beat
+  int write_latency_cycles = 75;     // write: cycles from a burst's last data beat to its response
+  double dram_bandwidth_gbps = 0.4;  // sustained GB/s at the port; a cycle moves min(bus, this) bytes
+  int max_burst_beats = 16;          // an AXI burst's beats at most (HLS m_axi default; AXI3 limit)
+  int master_outstanding = 16;       // bursts one m_axi master keeps in flight (HLS default)
+  int port_read_acceptance = 7;      // reads the PS port accepts in flight (Zynq-7000 ACP)
+  int port_write_acceptance = 3;     // writes the PS port accepts in flight (Zynq-7000 ACP)
+  int burst_overhead_cycles = 0;     // port cycles every burst costs besides its beats
+  int row_overhead_cycles = 0;       // cycles a memcpy row spends before its first request
   int cmd_queue_depth = 8;           // fetch -> load/compute/store command queues
   int token_queue_depth = 8;         // each dependency token queue
   int alu_lanes = 0;                 // lanes the ALU processes per pass; 0 = whole vector
@@ -53,6 +63,8 @@ struct HwConfig {
   // name, timing from the built-in Pynq defaults. Throws naming the malformed part.
   static HwConfig from_name(const std::string& name);
   nlohmann::json to_json() const;  // fully resolved; from_json(to_json()) == *this
+  // This config with the keys of a TIMING object `t` replaced (the rest kept), validated.
+  HwConfig with_timing(const nlohmann::json& t, const std::string& source = "TIMING") const;
   void validate(const std::string& source = "config") const;
 
   // Bits per value. The output buffer holds values of the input's width.

@@ -13,6 +13,11 @@ uint64_t RunReport::compute_floor_cycles(const hw::HwConfig& c) const {
   return gemm_uops * uint64_t(c.timing.gemm_ii) + alu_uops * passes * uint64_t(c.timing.alu_ii);
 }
 
+double RunReport::achieved_bytes_per_cycle(int mem) const {
+  const uint64_t bytes = mem == int(hw::MemId::kOut) ? bytes_stored : bytes_loaded[size_t(mem)];
+  return transfer_cycles[size_t(mem)] ? double(bytes) / double(transfer_cycles[size_t(mem)]) : 0.0;
+}
+
 void RunReport::add(const RunReport& o) {
   cycles += o.cycles;
   insns += o.insns;
@@ -30,6 +35,8 @@ void RunReport::add(const RunReport& o) {
   for (size_t k = 0; k < bytes_loaded.size(); ++k) bytes_loaded[k] += o.bytes_loaded[k];
   bytes_stored += o.bytes_stored;
   dram_busy_cycles += o.dram_busy_cycles;
+  dram_bursts += o.dram_bursts;
+  for (size_t k = 0; k < transfer_cycles.size(); ++k) transfer_cycles[k] += o.transfer_cycles[k];
   timing_only = timing_only || o.timing_only;
   sim_wall_seconds += o.sim_wall_seconds;
   hazards.insert(hazards.end(), o.hazards.begin(), o.hazards.end());
@@ -49,6 +56,7 @@ nlohmann::json RunReport::to_json(const hw::HwConfig& c) const {
   j["sim_wall_seconds"] = sim_wall_seconds;
   j["timing_only"] = timing_only;
   j["dram_busy_cycles"] = dram_busy_cycles;
+  j["dram_bursts"] = dram_bursts;
   nlohmann::json mods = nlohmann::json::object();
   for (int m = 0; m < hw::kNumModules; ++m) {
     const ModuleStats& s = modules[m];
@@ -67,6 +75,14 @@ nlohmann::json RunReport::to_json(const hw::HwConfig& c) const {
   }
   bytes["store_OUT"] = bytes_stored;
   j["bytes"] = bytes;
+  // Per memory type: cycles its transfers ran and the bytes per cycle they achieved.
+  nlohmann::json bw = nlohmann::json::object();
+  for (int k = 0; k < hw::kNumMemIds; ++k) {
+    if (transfer_cycles[size_t(k)] == 0) continue;
+    bw[std::string(k == int(hw::MemId::kOut) ? "store_" : "load_") + hw::mem_id_name(uint8_t(k))] = {
+        {"transfer_cycles", transfer_cycles[size_t(k)]}, {"bytes_per_cycle", achieved_bytes_per_cycle(k)}};
+  }
+  j["dram_bandwidth"] = bw;
   nlohmann::json hz = nlohmann::json::array();
   for (const Hazard& h : hazards) {
     hz.push_back({{"kind", h.kind},
@@ -99,9 +115,14 @@ std::string RunReport::summary_table(const hw::HwConfig& c) const {
                      st.insns, st.busy_cycles, st.stall_token_cycles, st.stall_queue_cycles,
                      st.stall_dram_cycles, st.idle_cycles);
   }
-  s += fmt::format("\nbytes: load UOP {} WGT {} INP {} ACC {}; store OUT {}; DRAM bus busy {:.1f}%\n",
-                   bytes_loaded[0], bytes_loaded[1], bytes_loaded[2], bytes_loaded[3], bytes_stored,
-                   cycles ? 100.0 * double(dram_busy_cycles) / double(cycles) : 0.0);
+  s += fmt::format("\n{:<9}{:>14}{:>16}{:>14}\n", "DRAM", "bytes", "transfer cyc", "bytes/cycle");
+  for (int k : {int(hw::MemId::kUop), int(hw::MemId::kWgt), int(hw::MemId::kInp), int(hw::MemId::kAcc), int(hw::MemId::kOut)}) {
+    const uint64_t b = k == int(hw::MemId::kOut) ? bytes_stored : bytes_loaded[size_t(k)];
+    s += fmt::format("{:<9}{:>14}{:>16}{:>14.2f}\n", fmt::format("{} {}", k == int(hw::MemId::kOut) ? "store" : "load", hw::mem_id_name(uint8_t(k))),
+                     b, transfer_cycles[size_t(k)], achieved_bytes_per_cycle(k));
+  }
+  s += fmt::format("port data channels busy {:.1f}% of cycles ({} bursts)\n",
+                   cycles ? 100.0 * double(dram_busy_cycles) / double(cycles) : 0.0, dram_bursts);
   return s;
 }
 

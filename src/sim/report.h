@@ -44,11 +44,17 @@ struct RunReport {
   std::array<ModuleStats, hw::kNumModules> modules{};
   std::array<uint64_t, hw::kNumMemIds> bytes_loaded{};  // DRAM -> SRAM, by memory type
   uint64_t bytes_stored = 0;                            // OUT -> DRAM
-  uint64_t dram_busy_cycles = 0;
+  uint64_t dram_busy_cycles = 0;  // cycles bursts held the port's read or write data channel
+  uint64_t dram_bursts = 0;
+  // Cycles the memory instructions of each type spent transferring (first request to last
+  // completion, summed; OUT for stores): bytes over these is the bandwidth each type achieved.
+  std::array<uint64_t, hw::kNumMemIds> transfer_cycles{};
   bool timing_only = false;
   double sim_wall_seconds = 0;
   std::vector<Hazard> hazards;
 
+  // Bytes per cycle the transfers of memory type `mem` achieved while they ran (0 if none).
+  double achieved_bytes_per_cycle(int mem) const;
   double gemm_utilization() const { return cycles ? double(gemm_uops) / double(cycles) : 0.0; }
   double gops_at_clock(const hw::HwConfig& c) const;
   // The compute module's cycles for its GEMM and ALU work alone (micro-ops x GEMM_II, ALU

@@ -47,26 +47,27 @@ TokenUse token_use(const Insn& insn) {
 
 namespace {
 
-// insn_cost with the config's DRAM bytes per cycle already known (TimingModel keeps it).
-InsnCost cost_at(const hw::HwConfig& c, const Insn& insn, double bpc) {
+InsnCost cost_at(const hw::HwConfig& c, const Insn& insn) {
   InsnCost k;
   k.issue = uint64_t(c.timing.insn_overhead_cycles);
-  auto rows_of = [&](uint64_t rows, uint64_t row_bytes) {
-    if (rows == 0 || row_bytes == 0) return;
+  auto rows_of = [&](uint64_t rows, uint64_t elem_bytes, uint64_t x_size, uint64_t x_stride) {
+    if (rows == 0 || x_size == 0) return;
     k.rows = rows;
-    k.bytes = rows * row_bytes;
-    k.beats = rows * uint64_t(std::ceil(double(row_bytes) / bpc - 1e-9));
+    k.row_bytes = x_size * elem_bytes;
+    k.stride_bytes = x_stride * elem_bytes;
+    k.addr = uint64_t(insn.dram_base) * elem_bytes;
+    k.bytes = rows * k.row_bytes;
   };
   switch (insn.opcode) {
     case hw::Opcode::kLoad: {
       const uint8_t m = insn.memory_type;
       if (m == uint8_t(MemId::kUop)) {
-        rows_of(1, uint64_t(insn.x_size) * 4);
+        rows_of(1, 4, insn.x_size, insn.x_size);
       } else if (m == uint8_t(MemId::kWgt)) {
-        rows_of(insn.y_size, uint64_t(insn.x_size) * c.wgt_elem_bytes());
+        rows_of(insn.y_size, uint64_t(c.wgt_elem_bytes()), insn.x_size, insn.x_stride);
       } else if (m == uint8_t(MemId::kInp) || m == uint8_t(MemId::kAcc)) {
         const uint64_t eb = m == uint8_t(MemId::kInp) ? c.inp_elem_bytes() : c.acc_elem_bytes();
-        rows_of(insn.y_size, uint64_t(insn.x_size) * eb);
+        rows_of(insn.y_size, eb, insn.x_size, insn.x_stride);
         // Padding: one element written per cycle.
         const uint64_t rows = uint64_t(insn.y_pad_0) + insn.y_size + insn.y_pad_1;
         const uint64_t cols = uint64_t(insn.x_pad_0) + insn.x_size + insn.x_pad_1;
@@ -75,7 +76,7 @@ InsnCost cost_at(const hw::HwConfig& c, const Insn& insn, double bpc) {
       break;
     }
     case hw::Opcode::kStore:
-      rows_of(insn.y_size, uint64_t(insn.x_size) * c.out_elem_bytes());
+      rows_of(insn.y_size, uint64_t(c.out_elem_bytes()), insn.x_size, insn.x_stride);
       break;
     case hw::Opcode::kGemm: {
       const uint64_t uops = insn.uop_end > insn.uop_bgn ? insn.uop_end - insn.uop_bgn : 0;
@@ -107,7 +108,7 @@ InsnCost cost_at(const hw::HwConfig& c, const Insn& insn, double bpc) {
 
 }  // namespace
 
-InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) { return cost_at(c, insn, c.dram_bytes_per_cycle()); }
+InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) { return cost_at(c, insn); }
 
 namespace {
 
@@ -134,7 +135,6 @@ void TimingModel::schedule(std::span<const Insn> program,
   const size_t n = program.size();
   const uint64_t cmd_depth = uint64_t(config_.timing.cmd_queue_depth);
   const uint64_t tok_depth = uint64_t(config_.timing.token_queue_depth);
-  const uint64_t latency = uint64_t(config_.timing.dram_latency_cycles);
 
   std::array<ModuleState, hw::kNumModules> mods;
   for (auto& q : queue_) q.clear();
@@ -162,7 +162,7 @@ void TimingModel::schedule(std::span<const Insn> program,
   if (fetch_time_.size() < n) fetch_time_.resize(n);
   size_t fetched = 0;  // instructions 0 .. fetched - 1 have their fetch_time_
   uint64_t last_fetch = 0;
-  uint64_t bus_free = 0;
+  memory_.clear();
   size_t done = 0;
 
   // Resolves the token pushes of a module that has executed; false if a queue is still full.
@@ -187,7 +187,25 @@ void TimingModel::schedule(std::span<const Insn> program,
     return true;
   };
 
-  // Fetch runs ahead as far as the command queues allow; true when it fetched anything.
+  // Fetch streams the program from DRAM in bursts through its own master (16 bytes an
+  // instruction) and decodes one instruction per cycle once its bytes are in, running ahead as
+  // far as the command queues allow. The adapter requests a burst once one of its `outstanding`
+  // slots is free: the burst that many before has been decoded.
+  const MemoryParams& mp = memory_.params();
+  const uint64_t per_burst = std::max<uint64_t>(1, mp.max_burst_bytes / kInsnBytes);
+  const uint64_t fetch_slots = mp.read_outstanding;
+  fetch_arrival_.clear();
+  uint64_t fetch_request = 0;
+  auto fetch_burst = [&](size_t b) {
+    uint64_t t = fetch_arrival_.empty() ? 0 : fetch_request + 1;
+    if (b >= fetch_slots) t = std::max(t, fetch_time_[(b - fetch_slots + 1) * per_burst - 1]);
+    fetch_request = t;
+    const uint64_t first = b * per_burst, count = std::min<uint64_t>(per_burst, n - first);
+    const TransferResult x = memory_.read_burst(t, first * kInsnBytes, count * kInsnBytes);
+    report.dram_busy_cycles += x.port_cycles;
+    report.dram_bursts += x.bursts;
+    fetch_arrival_.push_back(x.end);
+  };
   auto run_fetch = [&] {
     const size_t before = fetched;
     while (fetched < n) {
@@ -198,6 +216,9 @@ void TimingModel::schedule(std::span<const Insn> program,
         if (p - cmd_depth >= mods[m].dequeued) break;
         t = std::max(t, deq_time_[m][p - cmd_depth]);
       }
+      const size_t b = fetched / per_burst;
+      if (b >= fetch_arrival_.size()) fetch_burst(b);
+      t = std::max(t, fetch_arrival_[b]);
       fetch_time_[fetched++] = t;
       last_fetch = t;
     }
@@ -313,26 +334,24 @@ void TimingModel::schedule(std::span<const Insn> program,
     st.stall_token_cycles += best_start - best_deq;
     if (on_start) on_start(i);
 
-    const InsnCost k = cost_at(config_, program[i], bytes_per_cycle_);
+    const InsnCost k = cost_at(config_, program[i]);
     uint64_t end = best_start + k.issue;
     uint64_t dram_stall = 0;
     if (k.rows > 0) {
-      // First data beat after the request latency, once the shared bus is free; the remaining
-      // rows pay their latency back to back with the transfer.
-      const uint64_t want = end + latency;
-      const uint64_t data_start = std::max(want, bus_free);
-      dram_stall = data_start - want;
-      st.stall_dram_cycles += dram_stall;
-      bus_free = data_start + k.beats;
-      report.dram_busy_cycles += k.beats;
-      end = data_start + k.beats + (k.rows - 1) * latency;
-      const uint8_t mem = program[i].opcode == hw::Opcode::kStore ? uint8_t(MemId::kOut)
-                                                                  : program[i].memory_type;
-      if (program[i].opcode == hw::Opcode::kStore) {
+      const bool store = program[i].opcode == hw::Opcode::kStore;
+      const TransferResult x = memory_.transfer(end, k.addr, k.rows, k.row_bytes, k.stride_bytes, store);
+      dram_stall = x.stall;
+      st.stall_dram_cycles += x.stall;
+      report.dram_busy_cycles += x.port_cycles;
+      report.dram_bursts += x.bursts;
+      const uint8_t mem = store ? uint8_t(MemId::kOut) : program[i].memory_type;
+      if (mem < hw::kNumMemIds) report.transfer_cycles[mem] += x.end - end;
+      if (store) {
         report.bytes_stored += k.bytes;
       } else if (mem < hw::kNumMemIds) {
         report.bytes_loaded[mem] += k.bytes;
       }
+      end = x.end;
     }
     end += k.compute;
     st.busy_cycles += end - best_start - dram_stall;

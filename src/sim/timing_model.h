@@ -2,7 +2,8 @@
 // one instruction per cycle into bounded command queues; load, compute and store each run their
 // queue in order; an instruction starts when its module is free, its command has arrived and the
 // tokens it pops have been pushed; a push into a full token queue stalls its module. Loads and
-// stores pay DRAM latency per row plus beats on one DRAM bus shared by all modules.
+// stores move their rows through the memory system (sim/memory_system.h): AXI bursts on one
+// shared port with latency, outstanding-request limits and per-burst costs.
 //
 // The schedule depends only on the instruction stream (never on data), so a timing-only run gives
 // exactly the cycles of a full run. Instructions start in nondecreasing time order; `on_start`
@@ -17,6 +18,7 @@
 
 #include "hw/hw_config.h"
 #include "hw/insn.h"
+#include "sim/memory_system.h"
 #include "sim/report.h"
 
 namespace tauvta::sim {
@@ -25,8 +27,10 @@ namespace tauvta::sim {
 struct InsnCost {
   uint64_t issue = 0;        // fixed cycles before any transfer or compute
   uint64_t compute = 0;      // GEMM/ALU pipeline cycles, or padding writes for loads
-  uint64_t rows = 0;         // DRAM rows transferred (each pays the DRAM latency)
-  uint64_t beats = 0;        // bus cycles for all rows together
+  uint64_t rows = 0;         // DRAM rows transferred (one memcpy each)
+  uint64_t row_bytes = 0;    // bytes per row
+  uint64_t stride_bytes = 0; // DRAM byte distance between rows
+  uint64_t addr = 0;         // DRAM byte address of the first row
   uint64_t bytes = 0;        // DRAM bytes moved
   uint64_t macs = 0;
   uint64_t gemm_uops = 0, alu_uops = 0;
@@ -49,7 +53,7 @@ TokenUse token_use(const hw::Insn& insn);
 class TimingModel {
  public:
   explicit TimingModel(const hw::HwConfig& config)
-      : config_(config), bytes_per_cycle_(config.dram_bytes_per_cycle()) {}
+      : config_(config), memory_(config) {}
 
   // Schedules `program` (which must end with FINISH; checked by the caller). Fills the timing
   // fields of `report`. Throws tauvta::Error on deadlock, naming the blocked instructions.
@@ -71,9 +75,11 @@ class TimingModel {
     int8_t pops[2], pushes[2];  // token queues, -1 for none (TokenUse)
   };
   hw::HwConfig config_;
-  double bytes_per_cycle_;  // DRAM, for insn_cost
+  MemorySystem memory_;
   std::vector<Planned> plan_;
+  static constexpr uint64_t kInsnBytes = 16;  // one 128-bit instruction in DRAM
   std::vector<uint64_t> fetch_time_;
+  std::vector<uint64_t> fetch_arrival_;  // when each fetch burst's last beat arrived
   std::array<std::vector<uint32_t>, hw::kNumModules> queue_;
   std::array<std::vector<uint64_t>, hw::kNumModules> deq_time_;
   std::array<std::vector<uint64_t>, kNumTokenQueues> push_times_, pop_times_;

@@ -1,0 +1,88 @@
+// MemorySystem: the accelerator's DRAM side as the timing model sees it (docs/timing_model.md).
+// VTA's HLS modules move data with one memcpy per 2D row through plain m_axi masters (fetch,
+// load, compute's micro-op and accumulator ports, store) that share one PS port (ACP on
+// Pynq-Z1, S_AXI_HPC0 on UltraScale+). A row becomes AXI bursts split at the maximum burst
+// length and at 4 KiB boundaries; a master keeps at most `outstanding` bursts in flight (the
+// lesser of the HLS adapter's and the port's acceptance); read data returns `latency` cycles after
+// a request, write responses `write latency` cycles after the last data beat; every burst holds
+// the port's read or write data channel for its beats plus a fixed overhead. A memcpy ends when
+// its last burst completes, so the next row starts only then.
+//
+// The channels keep their busy intervals (a calendar), so a transfer fills the gaps another
+// module's latency-bound rows leave. Requests arrive in nondecreasing time order (the timing
+// model starts instructions in time order), so intervals that end before the newest request
+// can be forgotten. Everything depends only on addresses and sizes, never on data.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "hw/hw_config.h"
+
+namespace tauvta::sim {
+
+// One AXI data channel (read or write) of the shared port: the cycles it is busy.
+class PortChannel {
+ public:
+  // Earliest start >= t of `cycles` free cycles; marks them busy and returns the start.
+  uint64_t reserve(uint64_t t, uint64_t cycles);
+  // Whether nothing is reserved at or after t (a transfer starting then cannot be delayed).
+  bool free_after(uint64_t t) const { return head_ == busy_.size() || busy_.back().end <= t; }
+  // Forget intervals ending at or before t (no later request can start before t).
+  void forget_before(uint64_t t);
+  void clear() { busy_.clear(), head_ = 0; }
+
+ private:
+  struct Interval {
+    uint64_t start, end;
+  };
+  std::vector<Interval> busy_;  // sorted, disjoint, not touching; [head_, size) are live
+  size_t head_ = 0;
+};
+
+// What one memory instruction's rows cost.
+struct TransferResult {
+  uint64_t end = 0;     // when the last row completed (reads: data in; writes: response back)
+  uint64_t stall = 0;   // cycles later than the same rows on an idle port (other masters' traffic)
+  uint64_t bursts = 0;  // AXI bursts issued
+  uint64_t port_cycles = 0;  // cycles the bursts held the port's data channel
+};
+
+// The physical parameters, resolved once from HwConfig.
+struct MemoryParams {
+  static constexpr uint64_t kMaxOutstanding = 1024;  // HwConfig validates the limits to this
+  uint64_t bus_bytes = 8;                            // port data width
+  double bytes_per_cycle = 8;  // sustained: min(port width, DRAM bandwidth / clock)
+  uint64_t max_burst_bytes = 128;
+  uint64_t read_latency = 32, write_latency = 32;
+  uint64_t read_outstanding = 8, write_outstanding = 8;
+  uint64_t burst_overhead = 0;  // port cycles per burst besides its beats
+  uint64_t row_overhead = 0;  // cycles the HLS memcpy loop spends per row before its first request
+
+  static MemoryParams from(const hw::HwConfig& c);
+  // Cycles one row of `bytes` bytes takes on an idle port from its start (alignment as given).
+  uint64_t row_cycles(uint64_t bytes, bool write, uint64_t addr = 0) const;
+};
+
+class MemorySystem {
+ public:
+  explicit MemorySystem(const hw::HwConfig& c)
+      : p_(MemoryParams::from(c)), inflight_(std::max(p_.read_outstanding, p_.write_outstanding)) {}
+  const MemoryParams& params() const { return p_; }
+  void clear();
+  // `rows` rows of `row_bytes` bytes, row r at byte address addr + r * stride_bytes, starting at
+  // `t`. Requests must come in nondecreasing `t` (see the header comment).
+  TransferResult transfer(uint64_t t, uint64_t addr, uint64_t rows, uint64_t row_bytes,
+                          uint64_t stride_bytes, bool write);
+  // One read burst of at most max_burst_bytes requested at `t` (instruction fetch streams its
+  // program this way); returns when its last beat arrived.
+  TransferResult read_burst(uint64_t t, uint64_t addr, uint64_t bytes);
+
+ private:
+  MemoryParams p_;
+  PortChannel read_, write_;
+  std::vector<uint64_t> inflight_;  // completion times of the last `outstanding` bursts (ring)
+};
+
+}  // namespace tauvta::sim

@@ -1,0 +1,148 @@
+// The memory system under the timing model: bursts split at the maximum burst length and at
+// 4 KiB boundaries, the outstanding-request limit, rows one after another, the shared port's
+// read and write channels, and the idle-port row cost the schedule estimators use.
+#include "sim/memory_system.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/timing_model.h"
+#include "sim_test_util.h"
+
+namespace tauvta {
+namespace {
+
+using sim::MemorySystem;
+using sim::PortChannel;
+using sim::TransferResult;
+
+// A port with round numbers: 64-bit bus at 8 bytes per cycle (the DRAM never limits), bursts of
+// 16 beats (128 bytes), latency 100 both ways, no per-burst or per-row overhead.
+hw::HwConfig port(int outstanding, int latency = 100) {
+  hw::HwConfig c;
+  c.timing.log_bus_width = 6;
+  c.timing.dram_bandwidth_gbps = 100;
+  c.timing.dram_latency_cycles = latency;
+  c.timing.write_latency_cycles = latency;
+  c.timing.max_burst_beats = 16;
+  c.timing.master_outstanding = 16;
+  c.timing.port_read_acceptance = outstanding;
+  c.timing.port_write_acceptance = outstanding;
+  c.timing.burst_overhead_cycles = 0;
+  c.timing.row_overhead_cycles = 0;
+  return c;
+}
+
+TEST(MemorySystem, RowsSplitIntoBurstsAtTheMaximumLength) {
+  MemorySystem m(port(16));
+  const TransferResult r = m.transfer(0, 0, 1, 1000, 1000, false);
+  EXPECT_EQ(r.bursts, 8u);  // 7 of 128 bytes and one of 104
+  EXPECT_EQ(r.port_cycles, 7u * 16 + 13);
+  // All requested back to back: the first data after the latency, then the port streams.
+  EXPECT_EQ(r.end, 100u + 7 * 16 + 13);
+}
+
+TEST(MemorySystem, BurstsNeverCrossA4KiBBoundary) {
+  MemorySystem aligned(port(16)), crossing(port(16));
+  EXPECT_EQ(aligned.transfer(0, 0, 1, 256, 256, false).bursts, 2u);
+  // 64 bytes up to the boundary, then 128 and 64 after it.
+  EXPECT_EQ(crossing.transfer(0, 4096 - 64, 1, 256, 256, false).bursts, 3u);
+}
+
+TEST(MemorySystem, UnalignedStartCostsAnExtraBeat) {
+  MemorySystem aligned(port(16)), unaligned(port(16));
+  EXPECT_EQ(aligned.transfer(0, 0, 1, 64, 64, false).port_cycles, 8u);
+  EXPECT_EQ(unaligned.transfer(0, 4, 1, 64, 64, false).port_cycles, 9u);
+}
+
+TEST(MemorySystem, OutstandingLimitMakesLongRowsLatencyBound) {
+  // 16 bursts of 16 beats. One request in flight: each burst waits for the previous one's data.
+  const uint64_t one = MemorySystem(port(1)).transfer(0, 0, 1, 2048, 2048, false).end;
+  EXPECT_EQ(one, 16u * (100 + 16));
+  // Enough in flight to cover the latency: the port streams after the first latency.
+  const uint64_t many = MemorySystem(port(16)).transfer(0, 0, 1, 2048, 2048, false).end;
+  EXPECT_EQ(many, 100u + 16 * 16);
+  // Four in flight: a window of four bursts per round trip, between the two.
+  const uint64_t four = MemorySystem(port(4)).transfer(0, 0, 1, 2048, 2048, false).end;
+  EXPECT_GT(four, many);
+  EXPECT_LT(four, one);
+  EXPECT_EQ(four, 4u * (100 + 16) + 3 * 16);  // the last window's three later bursts stream
+}
+
+TEST(MemorySystem, RowsOfOneTransferFollowEachOther) {
+  // One memcpy per row: the next row's first request waits for the previous row's last beat.
+  MemorySystem m(port(16));
+  const TransferResult r = m.transfer(0, 0, 3, 128, 4096, false);
+  EXPECT_EQ(r.bursts, 3u);
+  EXPECT_EQ(r.end, 3u * (100 + 16));
+}
+
+TEST(MemorySystem, WritesCompleteWhenTheirResponseReturns) {
+  MemorySystem m(port(16, 40));
+  // Data leaves with the request (16 beats), the response comes 40 cycles after the last beat.
+  EXPECT_EQ(m.transfer(0, 0, 1, 128, 128, true).end, 16u + 40);
+}
+
+TEST(MemorySystem, TransfersOnTheSameChannelShareIt) {
+  MemorySystem m(port(16));
+  const TransferResult a = m.transfer(0, 0, 1, 4096, 4096, false);
+  const TransferResult b = m.transfer(0, 8192, 1, 4096, 4096, false);
+  EXPECT_EQ(a.stall, 0u);
+  EXPECT_EQ(b.end, a.end + 32 * 16);  // b's 32 bursts wait for a's
+  EXPECT_EQ(b.stall, 32u * 16);
+  // A write at the same time has its own data channel.
+  const TransferResult w = m.transfer(0, 16384, 1, 4096, 4096, true);
+  EXPECT_EQ(w.stall, 0u);
+  EXPECT_EQ(w.end, 32u * 16 + 100);
+}
+
+TEST(MemorySystem, LaterTransfersFillTheGapsOfLatencyBoundOnes) {
+  // One request in flight leaves the port idle for the latency after every burst; another
+  // master's burst slips into such a gap instead of waiting for the whole row.
+  MemorySystem m(port(1));
+  const TransferResult slow = m.transfer(0, 0, 1, 2048, 2048, false);
+  const TransferResult quick =
+      m.transfer(20, 65536, 1, 128, 128, false);  // slow's data: [100, 116)
+  EXPECT_EQ(quick.end, 20u + 100 + 16);
+  EXPECT_EQ(quick.stall, 0u);
+  EXPECT_LT(quick.end, slow.end);
+}
+
+TEST(MemorySystem, IdlePortRowCostMatchesATransfer) {
+  for (const hw::HwConfig& c : {port(1), port(4), port(16), hw::HwConfig{}}) {
+    const sim::MemoryParams p = sim::MemoryParams::from(c);
+    for (uint64_t bytes : {16u, 100u, 128u, 1000u, 2304u, 7168u}) {
+      for (bool write : {false, true}) {
+        MemorySystem m(c);
+        EXPECT_EQ(p.row_cycles(bytes, write), m.transfer(0, 0, 1, bytes, bytes, write).end)
+            << bytes << " bytes, write " << write;
+      }
+    }
+  }
+}
+
+TEST(PortChannel, ReservesTheEarliestGapAndMerges) {
+  PortChannel ch;
+  EXPECT_EQ(ch.reserve(10, 5), 10u);   // [10, 15)
+  EXPECT_EQ(ch.reserve(30, 5), 30u);   // [30, 35)
+  EXPECT_EQ(ch.reserve(12, 10), 15u);  // no room before 15: [15, 25), merged with [10, 15)
+  EXPECT_EQ(ch.reserve(0, 5), 0u);     // fits before everything
+  EXPECT_EQ(ch.reserve(20, 6), 35u);   // the gap [25, 30) is too small
+  EXPECT_FALSE(ch.free_after(40));
+  EXPECT_TRUE(ch.free_after(41));
+  ch.forget_before(100);
+  EXPECT_TRUE(ch.free_after(0));
+}
+
+TEST(Timing, InstructionFetchStreamsTheProgramThroughThePort) {
+  // The first instruction starts only after its bytes came back from DRAM.
+  hw::HwConfig c = port(16, 100);
+  std::vector<hw::Insn> p = {testing::finish_insn()};
+  sim::TimingModel t(c);
+  sim::RunReport r;
+  t.schedule(p, {}, r);
+  EXPECT_GE(r.cycles, 100u + 2);  // latency, then 2 beats of 64 bits
+  EXPECT_EQ(r.dram_bursts, 1u);
+}
+
+}  // namespace
+}  // namespace tauvta
