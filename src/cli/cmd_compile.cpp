@@ -29,9 +29,9 @@ void run_compile(const CompileArgs& a) {
   const backend::CompiledNetwork& net = b.net;
   std::string s = placement_table(net);
   s += fmt::format("\n{} layers ({} on the accelerator), {} instructions in {} streams, {:.1f} MB of DRAM image; "
-                   "compiled for {} in {:.3f} s\n",
+                   "compiled for {} at batch {} in {:.3f} s\n",
                    net.layers.size(), net.vta_layers(), net.program.num_insns(), net.program.streams.size(),
-                   double(net.program.image_bytes) / 1e6, net.config.name(), net.compile_seconds);
+                   double(net.program.image_bytes) / 1e6, net.config.name(), b.batch, net.compile_seconds);
   std::cout << s;
   backend::save_network(net, a.output, a.model.force);
   std::cout << fmt::format("wrote {}\n", a.output);

@@ -19,6 +19,7 @@
 #include "graph/passes.h"
 #include "graph/shape_inference.h"
 #include "cli/network_args.h"
+#include "model/pipeline.h"
 
 #include <optional>
 
@@ -28,7 +29,7 @@ namespace {
 struct InspectArgs {
   std::string model;
   std::string json;
-  int64_t batch = 1;
+  std::optional<int64_t> batch;  // unset: the file's shapes (a symbolic batch: 1)
   bool fold = false;
   bool ir = false;
   bool force = false;
@@ -79,12 +80,13 @@ nlohmann::json shape_json(const graph::Graph& g, const std::string& name) {
 
 void run_inspect(const InspectArgs& a) {
   check_can_write(a.json, a.force);
-  if (a.batch < 1) throw Error(fmt::format("--batch {}: must be at least 1", a.batch));
+  if (a.batch && *a.batch < 1) throw Error(fmt::format("--batch {}: must be at least 1", *a.batch));
   apply_tensor_limit(a.max_tensor_mib);
   graph::Graph g = graph::import_onnx(a.model);
+  if (a.batch) g = model::set_batch(std::move(g), *a.batch);
   const size_t imported_nodes = g.nodes.size();
   graph::ShapeInferenceOptions options;
-  options.batch = a.batch;
+  options.batch = a.batch.value_or(1);
   g = graph::infer_shapes(g, options);
   if (a.fold) {
     g = graph::fold_constants(g, cpu::eval_float_node);
@@ -139,7 +141,9 @@ void run_inspect(const InspectArgs& a) {
     j["model"] = a.model;
     j["graph"] = g.name;
     j["opset"] = g.opset;
-    j["batch"] = a.batch;
+    const graph::ValueInfo* in = g.inputs.empty() ? nullptr : g.info(g.inputs[0]);
+    const bool shown = in && in->known_shape && !in->shape.empty() && in->shape[0] > 0;
+    j["batch"] = shown ? in->shape[0] : a.batch.value_or(1);  // the batch the shapes are shown at
     j["folded"] = a.fold;
     j["inputs"] = nlohmann::json::array();
     for (const std::string& i : g.inputs) j["inputs"].push_back(shape_json(g, i));
@@ -172,7 +176,9 @@ void add_inspect_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("inspect", "Show an ONNX model's imported graph: shapes, operators, MACs");
   cmd->add_option("model", args->model, "The .onnx file")->required();
   cmd->add_option("--json", args->json, "Also write the summary as JSON to this file");
-  cmd->add_option("--batch", args->batch, "Batch size for inputs whose first dimension is symbolic (default 1)");
+  cmd->add_option_function<int64_t>(
+      "--batch", [args](const int64_t& n) { args->batch = n; },
+      "Batch size every input's first dimension takes (default: the batch the model declares; 1 when symbolic)");
   cmd->add_flag("--fold", args->fold, "Run constant folding, batch-norm folding and dead-node removal first");
   cmd->add_flag("--ir", args->ir, "Also print the graph in the IR's text form");
   cmd->add_flag("--placement", args->placement,

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -31,7 +32,7 @@ namespace {
 
 struct TuneArgs {
   ModelArgs model;
-  int64_t batch = 1;
+  std::optional<int64_t> batch;  // unset: the batch the model declares
   std::string workload, log, csv, report, transfer, tasks, objective = "rank";
   tune::TuneOptions options;
   int threads = 0;
@@ -244,7 +245,7 @@ void run_tune(const TuneArgs& a) {
     const backend::NetworkRun before_run = backend::time_network(built->net);
     const backend::NetworkTotals before = backend::network_totals(built->net, before_run);
     backend::CompileOptions co;
-    co.batch = a.batch;
+    co.batch = built->batch;
     for (const tune::TaskResult& r : results) {
       if (r.best) co.schedules[r.task.workload()] = backend::ScheduleChoice{*r.best, "tuned (" + a.log + ")"};
     }
@@ -294,7 +295,10 @@ void add_tune_command(CLI::App& app) {
   add_model_args(cmd, args->model, /*model_required=*/false);
   cmd->add_option("--workload", args->workload,
                   "One workload instead of a model: OP,key=value,... e.g. conv2d,ci=256,h=14,w=14,co=256,k=3,s=1,p=0");
-  cmd->add_option("--batch", args->batch, "Batch size the model is compiled for")->check(CLI::PositiveNumber);
+  cmd->add_option_function<int64_t>(
+         "--batch", [args](const int64_t& n) { args->batch = n; },
+         "Batch size the model is compiled for (default: the batch its inputs declare; 1 when symbolic)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--log", args->log, "AutoTVM log every trial is appended to; an existing log resumes");
   cmd->add_option("--trials", args->options.trials, "Trials per task, resumed ones included (default 1000)");
   cmd->add_option("--tuner", args->options.searcher.kind, "random, grid, sa or xgb (default xgb)");

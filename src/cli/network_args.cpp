@@ -20,7 +20,10 @@ namespace tauvta::cli {
 void add_network_args(CLI::App* cmd, NetworkArgs& a) {
   cmd->add_option("--tuning-log", a.tuning_log,
                   "AutoTVM/TopHub JSON-lines records: the best record per matching workload sets its schedule");
-  cmd->add_option("--batch", a.batch, "Batch size the program is compiled for (default 1)")->check(CLI::Range(1, 4096));
+  cmd->add_option_function<int64_t>(
+         "--batch", [&a](const int64_t& n) { a.batch = n; },
+         "Batch size the program is compiled for (default: the batch the model's inputs declare; 1 when symbolic)")
+      ->check(CLI::Range(1, 4096));
 }
 
 std::string default_model_path() {
@@ -89,17 +92,25 @@ BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n) {
       throw Error(fmt::format("{} was compiled for config {}; --config asks for {}: compile it again", m.model,
                               b.net.config.name(), load_config(m.config).name()));
     }
+    const graph::ValueInfo* in = b.net.graph.inputs.empty() ? nullptr : b.net.graph.info(b.net.graph.inputs[0]);
+    if (in && in->known_shape && !in->shape.empty()) b.batch = in->shape[0];
+    if (n.batch && *n.batch != b.batch) {
+      throw Error(fmt::format("{} was compiled for batch {}; --batch asks for {}: compile it again", m.model, b.batch,
+                              *n.batch));
+    }
     b.report["model"] = m.model;
     b.report["artifact"] = true;
     b.report["config"] = b.net.config.to_json();
     b.report["config_name"] = b.net.config.name();
+    b.report["batch"] = b.batch;
     return b;
   }
   model::LoadOptions o = load_options(m, true);
   b.model = load_for_cli(m, o);
   b.report = model_report(m, o, *b.model);
   backend::CompileOptions co = tuning_options(n.tuning_log, o.config, b.report);  // cli/tuning_options.cpp
-  co.batch = n.batch;
+  b.batch = co.batch = n.batch ? *n.batch : model::default_batch(*b.model);
+  b.report["batch"] = b.batch;
   b.net = backend::compile_network(b.model->quant.graph, o.config, co);
   backend::attach_quant_source(b.net, b.model->float_graph, b.model->quant, b.model->quant_options);
   if (!m.dump_passes.empty()) write_placement_dump(m.dump_passes, b.net, m.force);

@@ -19,7 +19,7 @@ namespace tauvta::cli {
 
 struct NetworkArgs {
   std::string tuning_log;
-  int64_t batch = 1;
+  std::optional<int64_t> batch;  // --batch; unset: the batch the model declares (model::default_batch)
 };
 
 void add_network_args(CLI::App* cmd, NetworkArgs& a);
@@ -27,7 +27,8 @@ void add_network_args(CLI::App* cmd, NetworkArgs& a);
 struct BuiltNetwork {
   backend::CompiledNetwork net;
   std::optional<model::LoadedModel> model;  // when built from ONNX (the float graph for comparisons)
-  nlohmann::json report;                    // model, config, passes, quantization, tuning log use
+  nlohmann::json report;                    // model, config, batch, passes, quantization, tuning log use
+  int64_t batch = 1;                        // the batch the network is compiled for
   bool from_artifact = false;
 };
 

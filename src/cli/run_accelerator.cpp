@@ -71,7 +71,7 @@ void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
       a.images = std::string(kFashionMnist) + "/t10k-images-idx3-ubyte.gz";
       a.labels = std::string(kFashionMnist) + "/t10k-labels-idx1-ubyte.gz";
       if (a.limit < 0) a.limit = 1000;
-      if (a.network.batch == 1) a.network.batch = 50;
+      if (!a.network.batch) a.network.batch = 50;
     }
     std::cout << fmt::format("tauvta run: {} on Fashion-MNIST test images ({} of them), calibrated on the "
                              "training images\n",

@@ -17,11 +17,6 @@
 
 namespace tauvta::model {
 
-namespace {
-
-// Makes the batch dimension of the graph's inputs (and of every value whose declared shape
-// starts with the same size, outputs included) `batch`, or unknown when batch is 0, so that the
-// references run any batch size even when the exporter fixed it to 1.
 graph::Graph set_batch(graph::Graph g, int64_t batch) {
   std::set<int64_t> old;
   for (const std::string& i : g.inputs) {
@@ -37,6 +32,21 @@ graph::Graph set_batch(graph::Graph g, int64_t batch) {
     if (old.count(v.shape[0])) v.shape[0] = -1;  // re-inferred from the inputs
   }
   return g;
+}
+
+namespace {
+
+// The inputs' shapes as `g` declares them, with `batch` (when > 0) as their first dimension.
+std::vector<std::pair<std::string, graph::Shape>> declared_inputs(const graph::Graph& g, int64_t batch) {
+  std::vector<std::pair<std::string, graph::Shape>> out;
+  for (const std::string& i : g.inputs) {
+    const graph::ValueInfo* v = g.info(i);
+    if (v == nullptr || !v->known_shape) continue;
+    graph::Shape s = v->shape;
+    if (batch > 0 && !s.empty()) s[0] = batch;
+    out.emplace_back(i, std::move(s));
+  }
+  return out;
 }
 
 class PassRunner {
@@ -79,7 +89,11 @@ class PassRunner {
 LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) {
   LoadedModel m;
   PassRunner p(o, m);
-  graph::Graph g = p.run("import", [&] { return set_batch(graph::import_onnx(path), o.batch); });
+  graph::Graph g = p.run("import", [&] {
+    graph::Graph imported = graph::import_onnx(path);
+    m.declared_inputs = declared_inputs(imported, o.batch);
+    return set_batch(std::move(imported), o.batch);
+  });
   g = p.run("shape_inference", [&] { return graph::infer_shapes(g); });
   g = p.run("fold_constants", [&] { return graph::fold_constants(g, cpu::eval_float_node); });
   g = p.run("fold_batch_norm", [&] { return graph::fold_batch_norm(g); });
@@ -115,6 +129,23 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
   m.warnings.insert(m.warnings.end(), m.quant.warnings.begin(), m.quant.warnings.end());
   m.quantized = true;
   return m;
+}
+
+int64_t default_batch(const LoadedModel& m) {
+  int64_t batch = 0;
+  bool agree = true;
+  std::vector<std::string> declared;
+  for (const auto& [name, shape] : m.declared_inputs) {
+    if (shape.empty() || shape[0] < 1) continue;
+    declared.push_back(fmt::format("'{}' {}", name, graph::shape_string(shape)));
+    agree = agree && (batch == 0 || shape[0] == batch);
+    if (batch == 0) batch = shape[0];
+  }
+  if (!agree) {
+    throw Error(fmt::format("the model's inputs declare different batches ({}); pass --batch N to choose one",
+                            fmt::join(declared, ", ")));
+  }
+  return batch > 0 ? batch : 1;
 }
 
 graph::QuantizeResult requantize(const LoadedModel& m, const std::map<std::string, int>& formats) {

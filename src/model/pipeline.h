@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -20,7 +21,8 @@ namespace tauvta::model {
 
 struct LoadOptions {
   // > 0: the batch size every graph input's first dimension is set to (also when the file
-  // fixes it to 1, as exporters often do). 0: keep the file's shapes (unknown batch -> 1).
+  // fixes it to 1, as exporters often do). 0: the inputs' first dimension becomes dynamic, so
+  // the references run any batch; the batch the file declares stays in declared_inputs.
   int64_t batch = 0;
   bool quantize = false;
   hw::HwConfig config;  // activation, weight and accumulator widths
@@ -57,10 +59,24 @@ struct LoadedModel {
   int64_t calib_samples = 0;  // samples calibration saw
   std::string calib_source;   // what they were ("synthetic", a path)
 
+  // The graph inputs' shapes as the file declares them (-1: a symbolic or unknown dimension),
+  // with LoadOptions::batch as the first dimension when it is given; see default_batch().
+  std::vector<std::pair<std::string, graph::Shape>> declared_inputs;
+
   const graph::Graph& graph() const { return quantized ? quant.graph : float_graph; }
 };
 
 LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& options);
+
+// An imported graph with the first dimension of its inputs set to `batch` (0: dynamic, so that
+// the references run any batch size even when the exporter fixed it to 1); every other value
+// whose declared shape starts with an input's old first dimension is left to shape inference.
+graph::Graph set_batch(graph::Graph g, int64_t batch);
+
+// The batch a model is compiled for unless told otherwise: the first dimension its inputs
+// declare (LoadOptions::batch when that was given), 1 when none declares one (symbolic or
+// unknown). Inputs declaring different batches are an error naming them and their shapes.
+int64_t default_batch(const LoadedModel& m);
 
 // The model quantized again from its calibration statistics, with the given activation formats
 // (float value name -> frac_bits) in place of calibration's choice; verified.
