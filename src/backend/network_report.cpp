@@ -98,6 +98,10 @@ nlohmann::json network_report_json(const CompiledNetwork& net, const NetworkRun&
     }
     per["store_OUT"] = run.layers[i].report.bytes_stored;
     j["bytes_by_memory"] = per;
+    // Why a layer is slow: each module's cycles by reason (stall_dram_cycles: waiting for the port
+    // while other modules' transfers held it) and the bytes per cycle each memory type achieved.
+    j["modules"] = run.layers[i].report.modules_json();
+    j["dram_bandwidth"] = run.layers[i].report.dram_json();
     j["intensity"] = f.intensity;
     j["bound"] = f.bound;
     j["insns"] = run.layers[i].report.insns;
@@ -127,22 +131,28 @@ nlohmann::json network_report_json(const CompiledNetwork& net, const NetworkRun&
 }
 
 std::string network_report_table(const CompiledNetwork& net, const NetworkRun& run) {
-  std::string s = fmt::format("{:<24} {:<13} {:<4} {:>11} {:>9} {:>8} {:>6} {:>10} {:>6} {:<9}  {}\n", "layer",
-                              "op", "on", "cycles", "us@clock", "GOPS", "util", "DRAM bytes", "op/B", "bound",
-                              "schedule / reason");
+  std::string s = fmt::format("{:<24} {:<13} {:<4} {:>11} {:>9} {:>8} {:>6} {:>10} {:>6} {:>6} {:>9} {:<9}  {}\n",
+                              "layer", "op", "on", "cycles", "us@clock", "GOPS", "util", "DRAM bytes", "op/B", "B/cyc",
+                              "dram wait", "bound", "schedule / reason");
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const NetworkLayer& l = net.layers[i];
     const LayerFigures f = layer_figures(net.config, l, run.layers[i]);
     const std::string name = l.name.size() > 24 ? l.name.substr(0, 21) + "..." : l.name;
     const std::string detail = l.placement == Placement::kVta && l.schedule ? schedule_text(l) : l.reason;
     if (l.placement == Placement::kCpu || l.program_layer < 0) {
-      s += fmt::format("{:<24} {:<13} {:<4} {:>11} {:>9} {:>8} {:>6} {:>10} {:>6} {:<9}  {}\n", name, l.op,
-                       placement_name(l.placement), "-", "-", "-", "-", "-", "-", "", detail);
+      s += fmt::format("{:<24} {:<13} {:<4} {:>11} {:>9} {:>8} {:>6} {:>10} {:>6} {:>6} {:>9} {:<9}  {}\n", name, l.op,
+                       placement_name(l.placement), "-", "-", "-", "-", "-", "-", "-", "-", "", detail);
       continue;
     }
-    s += fmt::format("{:<24} {:<13} {:<4} {:>11} {:>9.1f} {:>8.2f} {:>5.1f}% {:>10} {:>6.1f} {:<9}  {}\n", name,
-                     l.op, "vta", f.cycles, f.seconds_at_clock * 1e6, f.gops, 100 * f.gemm_utilization, f.bytes,
-                     f.intensity, f.bound, detail);
+    // B/cyc: DRAM bytes over the cycles their transfers ran (what the port delivered to this
+    // layer); dram wait: cycles modules waited for the port while others held it.
+    const sim::RunReport& rr = run.layers[i].report;
+    uint64_t transfer = 0;
+    for (uint64_t c : rr.transfer_cycles) transfer += c;
+    const double bpc = transfer ? double(f.bytes) / double(transfer) : 0.0;
+    s += fmt::format("{:<24} {:<13} {:<4} {:>11} {:>9.1f} {:>8.2f} {:>5.1f}% {:>10} {:>6.1f} {:>6.2f} {:>9} {:<9}  {}\n",
+                     name, l.op, "vta", f.cycles, f.seconds_at_clock * 1e6, f.gops, 100 * f.gemm_utilization,
+                     f.bytes, f.intensity, bpc, rr.stall_dram_cycles(), f.bound, detail);
   }
   const NetworkTotals t = network_totals(net, run);
   s += fmt::format("\ntotal: {} cycles = {:.3f} ms at {} MHz, {:.2f} GOPS over accelerator layers "

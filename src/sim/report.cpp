@@ -42,6 +42,36 @@ void RunReport::add(const RunReport& o) {
   hazards.insert(hazards.end(), o.hazards.begin(), o.hazards.end());
 }
 
+nlohmann::json RunReport::modules_json() const {
+  nlohmann::json mods = nlohmann::json::object();
+  for (int m = 0; m < hw::kNumModules; ++m) {
+    const ModuleStats& s = modules[size_t(m)];
+    mods[hw::module_name(hw::Module(m))] = {{"insns", s.insns},
+                                            {"busy_cycles", s.busy_cycles},
+                                            {"stall_token_cycles", s.stall_token_cycles},
+                                            {"stall_queue_cycles", s.stall_queue_cycles},
+                                            {"stall_dram_cycles", s.stall_dram_cycles},
+                                            {"idle_cycles", s.idle_cycles}};
+  }
+  return mods;
+}
+
+nlohmann::json RunReport::dram_json() const {
+  nlohmann::json bw = nlohmann::json::object();
+  for (int k = 0; k < hw::kNumMemIds; ++k) {
+    if (transfer_cycles[size_t(k)] == 0) continue;
+    bw[std::string(k == int(hw::MemId::kOut) ? "store_" : "load_") + hw::mem_id_name(uint8_t(k))] = {
+        {"transfer_cycles", transfer_cycles[size_t(k)]}, {"bytes_per_cycle", achieved_bytes_per_cycle(k)}};
+  }
+  return bw;
+}
+
+uint64_t RunReport::stall_dram_cycles() const {
+  uint64_t s = 0;
+  for (const ModuleStats& m : modules) s += m.stall_dram_cycles;
+  return s;
+}
+
 nlohmann::json RunReport::to_json(const hw::HwConfig& c) const {
   nlohmann::json j;
   j["cycles"] = cycles;
@@ -57,17 +87,7 @@ nlohmann::json RunReport::to_json(const hw::HwConfig& c) const {
   j["timing_only"] = timing_only;
   j["dram_busy_cycles"] = dram_busy_cycles;
   j["dram_bursts"] = dram_bursts;
-  nlohmann::json mods = nlohmann::json::object();
-  for (int m = 0; m < hw::kNumModules; ++m) {
-    const ModuleStats& s = modules[m];
-    mods[hw::module_name(hw::Module(m))] = {{"insns", s.insns},
-                                            {"busy_cycles", s.busy_cycles},
-                                            {"stall_token_cycles", s.stall_token_cycles},
-                                            {"stall_queue_cycles", s.stall_queue_cycles},
-                                            {"stall_dram_cycles", s.stall_dram_cycles},
-                                            {"idle_cycles", s.idle_cycles}};
-  }
-  j["modules"] = mods;
+  j["modules"] = modules_json();
   nlohmann::json bytes = nlohmann::json::object();
   for (int k = 0; k < hw::kNumMemIds; ++k) {
     if (k == int(hw::MemId::kOut)) continue;
@@ -75,14 +95,7 @@ nlohmann::json RunReport::to_json(const hw::HwConfig& c) const {
   }
   bytes["store_OUT"] = bytes_stored;
   j["bytes"] = bytes;
-  // Per memory type: cycles its transfers ran and the bytes per cycle they achieved.
-  nlohmann::json bw = nlohmann::json::object();
-  for (int k = 0; k < hw::kNumMemIds; ++k) {
-    if (transfer_cycles[size_t(k)] == 0) continue;
-    bw[std::string(k == int(hw::MemId::kOut) ? "store_" : "load_") + hw::mem_id_name(uint8_t(k))] = {
-        {"transfer_cycles", transfer_cycles[size_t(k)]}, {"bytes_per_cycle", achieved_bytes_per_cycle(k)}};
-  }
-  j["dram_bandwidth"] = bw;
+  j["dram_bandwidth"] = dram_json();
   nlohmann::json hz = nlohmann::json::array();
   for (const Hazard& h : hazards) {
     hz.push_back({{"kind", h.kind},

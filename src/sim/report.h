@@ -64,6 +64,11 @@ struct RunReport {
   // Accumulates another run (the runtime runs one program per synchronize()).
   void add(const RunReport& other);
   nlohmann::json to_json(const hw::HwConfig& config) const;
+  // Parts of to_json: per-module cycles by reason; per memory type, transfer cycles and the bytes
+  // per cycle achieved (what a layer's memory side did, for the network report).
+  nlohmann::json modules_json() const;
+  nlohmann::json dram_json() const;
+  uint64_t stall_dram_cycles() const;  // summed over the modules
   std::string summary_table(const hw::HwConfig& config) const;  // readable multi-line table
 };
 
