@@ -74,11 +74,14 @@ std::string describe(const hw::HwConfig& c) {
                    c.log_acc_depth());
   const hw::TimingParams& t = c.timing;
   s += fmt::format(
-      "\ntiming      bus {} bits, DRAM {} GB/s ({:.2f} bytes/cycle), DRAM latency {} cycles\n"
+      "\ntiming      port {} bits, sustained {} GB/s ({:.2f} bytes/cycle); latency read {} write {} cycles\n"
+      "            bursts of at most {} beats; in flight: master {}, port {} reads {} writes;"
+      " per burst +{}, per row +{} cycles\n"
       "            GEMM II {}, ALU II {}, ALU lanes {}, pipeline depth GEMM {} ALU {}\n"
       "            queues: command {}, token {}; insn overhead {} cycles; ALU MUL {}\n\n",
-      1 << t.log_bus_width, t.dram_bandwidth_gbps, c.dram_bytes_per_cycle(),
-      t.dram_latency_cycles, t.gemm_ii, t.alu_ii,
+      1 << t.log_bus_width, t.dram_bandwidth_gbps, c.dram_bytes_per_cycle(), t.dram_latency_cycles,
+      t.write_latency_cycles, t.max_burst_beats, t.master_outstanding, t.port_read_acceptance,
+      t.port_write_acceptance, t.burst_overhead_cycles, t.row_overhead_cycles, t.gemm_ii, t.alu_ii,
       t.alu_lanes == 0 ? std::string("all") : std::to_string(t.alu_lanes), t.gemm_pipeline_depth,
       t.alu_pipeline_depth, t.cmd_queue_depth, t.token_queue_depth, t.insn_overhead_cycles,
       t.alu_mul ? "on" : "off");
