@@ -1,11 +1,13 @@
 // Micro-benchmarks of the simulator's hot paths (Google Benchmark): instruction decode, the
-// timing model alone, and one GEMM instruction on the SIMD and the portable kernels (the pair
+// timing model alone, the memory system's bursts (a weight load alone on the port, and one that
+// shares the port with another module's latency-bound rows), and one GEMM instruction on the SIMD and the portable kernels (the pair
 // gives the SIMD speed-up as a ratio within one run).
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "hw/isa_layout.h"
+#include "sim/memory_system.h"
 #include "sim/simulator.h"
 
 namespace {
@@ -71,6 +73,22 @@ void BM_TimingOnly(benchmark::State& state) {
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(p.size()));
 }
 BENCHMARK(BM_TimingOnly)->Unit(benchmark::kMillisecond);
+
+// 16 rows of 2304 bytes (a 1x16 3x3 weight tile): 288 bursts on the calibrated Pynq port, alone
+// (arg 0) or after short rows of another master that leave gaps in the calendar (arg 1).
+void BM_MemoryTransfer(benchmark::State& state) {
+  const hw::HwConfig c;
+  sim::MemorySystem m(c);
+  uint64_t t = 0;
+  for (auto _ : state) {
+    if (state.range(0) == 1) m.transfer(t, 1 << 24, 8, 112, 896, false);
+    const sim::TransferResult r = m.transfer(t, 0, 16, 2304, 2304, false);
+    benchmark::DoNotOptimize(r.end);
+    t = r.end;
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * 16 * 18);  // bursts of the weight load
+}
+BENCHMARK(BM_MemoryTransfer)->Arg(0)->Arg(1);
 
 // One GEMM instruction of 16 micro-ops x 64 x 64 iterations (262144 micro-ops).
 void gemm_kernel(benchmark::State& state, bool portable) {
