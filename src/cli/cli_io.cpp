@@ -116,7 +116,8 @@ hw::HwConfig load_config(const std::string& path) {
 nlohmann::json load_timing_override(const std::string& text) {
   if (text.empty()) return nullptr;
   nlohmann::json j;
-  const bool inline_json = text.find_first_not_of(" \t") != std::string::npos && text[text.find_first_not_of(" \t")] == '{';
+  const size_t first = text.find_first_not_of(" \t");
+  const bool inline_json = first != std::string::npos && text[first] == '{';
   try {
     if (inline_json) {
       j = nlohmann::json::parse(text);

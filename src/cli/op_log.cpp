@@ -74,7 +74,7 @@ void run_op_log(const OpLogArgs& a) {
   int failed = 0;
   nlohmann::json jrows = nlohmann::json::array();
   std::string csv = "line,task,config,workload,schedule,cycles,seconds_at_clock,gops,gemm_utilization,board_seconds,error,result\n";
-  std::vector<double> errors;  // (model - board) / board of every record that ran and has a board time
+  std::vector<double> mag;  // |model - board| / board of every record that ran and has a board time
   for (const Row& row : rows) {
     const lower::TuningRecord& r = *row.record;
     const double board = lower::record_seconds(r);
@@ -85,7 +85,7 @@ void run_op_log(const OpLogArgs& a) {
     const std::string board_us = std::isfinite(board) ? fmt::format("{:.1f}", board * 1e6) : "-";
     const bool compared = ran && std::isfinite(board) && board > 0;
     const double error = compared ? (row.run.seconds_at_clock - board) / board : 0.0;
-    if (compared) errors.push_back(error);
+    if (compared) mag.push_back(std::fabs(error));
     if (ran) {
       out += fmt::format("{:>5}  {:<17}{:<27}{:<60}{:>10}{:>10.1f}{:>7.2f}{:>5.0f}%{:>11}{:>8}  {}\n", r.line, task,
                          row.config_name, r.workload.to_string(), row.run.report.cycles,
@@ -124,9 +124,7 @@ void run_op_log(const OpLogArgs& a) {
   out += fmt::format("\n{} of {} records {} in {:.2f} s\n", rows.size() - size_t(failed), rows.size(),
                      a.timing_only ? "timed" : "verified bit-exact", wall);
   nlohmann::json summary = nlohmann::json::object();
-  if (!errors.empty()) {
-    std::vector<double> mag;
-    for (double e : errors) mag.push_back(std::fabs(e));
+  if (!mag.empty()) {
     std::sort(mag.begin(), mag.end());
     const size_t m = mag.size();
     const double median = m % 2 ? mag[m / 2] : (mag[m / 2 - 1] + mag[m / 2]) / 2;

@@ -1,7 +1,6 @@
 #include "lower/conv_plan.h"
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 #include <tuple>
 
@@ -285,11 +284,8 @@ std::vector<Schedule> schedule_space(const hw::HwConfig& c, const ConvWorkload& 
 double estimate_cycles(const hw::HwConfig& c, const ConvWorkload& w, const ConvTiling& t) {
   const hw::TimingParams& tp = c.timing;
   const ConvGeometry g = conv_geometry(c, w);
+  // Rows as the memory system moves them on an idle port.
   const sim::MemoryParams port = sim::MemoryParams::from(c);
-  // `rows` rows of `bytes` bytes each, as the memory system moves them on an idle port.
-  auto transfer = [&](double rows, double bytes, bool write) {
-    return rows * double(port.row_cycles(uint64_t(std::llround(bytes)), write));
-  };
   const double kk = double(g.kh * g.kw);
   const double items = double(t.nbt * t.nht * t.nwt * t.ncot) * double(g.supergroups);
   const double steps = items * double(t.ncit);
@@ -297,15 +293,15 @@ double estimate_cycles(const hw::HwConfig& c, const ConvWorkload& w, const ConvT
   const double per_insn = tp.gemm_pipeline_depth + tp.insn_overhead_cycles;
   const double gemm_step = tile * double(t.tci) * kk * tp.gemm_ii + per_insn;
   const double rows = double(t.rows(t.th)), cols = double(t.cols(t.tw));
-  const double in_load = double(t.tb * t.tci) * transfer(rows, cols * c.inp_elem_bytes(), false);
-  const double w_load = transfer(double(t.tco), double(t.tci) * kk * c.wgt_elem_bytes(), false);
+  const double in_load = double(t.tb * t.tci) * port.rows_cycles(rows, cols * c.inp_elem_bytes(), false);
+  const double w_load = port.rows_cycles(double(t.tco), double(t.tci) * kk * c.wgt_elem_bytes(), false);
   // Reuse across consecutive tiles when the reduction is not split.
   double in_loads = steps, w_loads = steps;
   if (t.ncit == 1 && t.nwt == 1) in_loads = items / double(t.ncot) * std::min<double>(double(t.ncot), t.vt);
   if (t.ncit == 1 && t.ncot == 1) w_loads = double(g.supergroups) * t.vt;
   const double alu_ops = 3 + double(std::max<int64_t>(1, t.acc_vectors));
   const double alu_item = tile * (1 + alu_ops * tp.alu_ii) + alu_ops * per_insn;
-  const double store_item = double(t.tb * t.tco) * transfer(double(t.th), double(t.tw) * c.out_elem_bytes(), true);
+  const double store_item = double(t.tb * t.tco) * port.rows_cycles(double(t.th), double(t.tw) * c.out_elem_bytes(), true);
   const double compute = steps * gemm_step + items * alu_item;
   const double memory = in_loads * in_load + w_loads * w_load + items * store_item;
   if (t.vt == 1) return compute + memory;

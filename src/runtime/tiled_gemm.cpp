@@ -1,7 +1,6 @@
 #include "runtime/tiled_gemm.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -54,20 +53,17 @@ double estimate_cycles(const hw::HwConfig& c, const GemmBlocks& b, uint32_t tm, 
   const double nm = ceil_div(b.m, tm), nn = ceil_div(b.n, tn), nk = ceil_div(b.k, tk);
   const double items = nm * nn, steps = items * nk;
   const double am = b.m / nm, an = b.n / nn, ak = b.k / nk;  // average tile sides
+  // Rows as the memory system moves them on an idle port.
   const sim::MemoryParams port = sim::MemoryParams::from(c);
-  // `rows` rows of `bytes` bytes each, as the memory system moves them on an idle port.
-  auto transfer = [&](double rows, double bytes, bool write) {
-    return rows * double(port.row_cycles(uint64_t(std::llround(bytes)), write));
-  };
   const double per_insn = t.gemm_pipeline_depth + t.insn_overhead_cycles;
   const double compute_step = am * an * ak * t.gemm_ii + per_insn + (am * an + per_insn) / nk;
   const bool one_k = nk == 1;  // contiguous tiles, and weights/inputs reusable between steps
-  const double x_load = one_k ? transfer(1, am * ak * c.inp_elem_bytes(), false)
-                              : transfer(am, ak * c.inp_elem_bytes(), false);
-  const double w_load = one_k ? transfer(1, an * ak * c.wgt_elem_bytes(), false)
-                              : transfer(an, ak * c.wgt_elem_bytes(), false);
-  const double store = nn == 1 ? transfer(1, am * an * c.out_elem_bytes(), true)
-                               : transfer(am, an * c.out_elem_bytes(), true);
+  const double x_load = one_k ? port.rows_cycles(1, am * ak * c.inp_elem_bytes(), false)
+                              : port.rows_cycles(am, ak * c.inp_elem_bytes(), false);
+  const double w_load = one_k ? port.rows_cycles(1, an * ak * c.wgt_elem_bytes(), false)
+                              : port.rows_cycles(an, ak * c.wgt_elem_bytes(), false);
+  const double store = nn == 1 ? port.rows_cycles(1, am * an * c.out_elem_bytes(), true)
+                               : port.rows_cycles(am, an * c.out_elem_bytes(), true);
   // How many steps load an input tile and a weight tile.
   double x_steps = steps, w_steps = steps;
   if (one_k && nm == 1) x_steps = std::min<double>(nn, vt);

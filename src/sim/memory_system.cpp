@@ -103,6 +103,10 @@ uint64_t MemoryParams::row_cycles(uint64_t bytes, bool write, uint64_t addr) con
   return burst_row(*this, 0, addr, bytes, write, nullptr, inflight, tally, row_overhead);
 }
 
+double MemoryParams::rows_cycles(double rows, double bytes, bool write) const {
+  return rows * double(row_cycles(uint64_t(std::llround(bytes)), write));
+}
+
 void MemorySystem::clear() {
   read_.clear();
   write_.clear();

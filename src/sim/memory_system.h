@@ -63,6 +63,9 @@ struct MemoryParams {
   static MemoryParams from(const hw::HwConfig& c);
   // Cycles one row of `bytes` bytes takes on an idle port from its start (alignment as given).
   uint64_t row_cycles(uint64_t bytes, bool write, uint64_t addr = 0) const;
+  // `rows` rows of `bytes` bytes each (averages, as the schedule estimators have them), one
+  // after another on an idle port.
+  double rows_cycles(double rows, double bytes, bool write) const;
 };
 
 class MemorySystem {

@@ -13,6 +13,15 @@ uint64_t RunReport::compute_floor_cycles(const hw::HwConfig& c) const {
   return gemm_uops * uint64_t(c.timing.gemm_ii) + alu_uops * passes * uint64_t(c.timing.alu_ii);
 }
 
+namespace {
+
+// "load_INP", ..., "store_OUT": a memory type as a transfer direction and name.
+std::string transfer_label(int mem, const char* sep) {
+  return std::string(mem == int(hw::MemId::kOut) ? "store" : "load") + sep + hw::mem_id_name(uint8_t(mem));
+}
+
+}  // namespace
+
 double RunReport::achieved_bytes_per_cycle(int mem) const {
   const uint64_t bytes = mem == int(hw::MemId::kOut) ? bytes_stored : bytes_loaded[size_t(mem)];
   return transfer_cycles[size_t(mem)] ? double(bytes) / double(transfer_cycles[size_t(mem)]) : 0.0;
@@ -60,7 +69,7 @@ nlohmann::json RunReport::dram_json() const {
   nlohmann::json bw = nlohmann::json::object();
   for (int k = 0; k < hw::kNumMemIds; ++k) {
     if (transfer_cycles[size_t(k)] == 0) continue;
-    bw[std::string(k == int(hw::MemId::kOut) ? "store_" : "load_") + hw::mem_id_name(uint8_t(k))] = {
+    bw[transfer_label(k, "_")] = {
         {"transfer_cycles", transfer_cycles[size_t(k)]}, {"bytes_per_cycle", achieved_bytes_per_cycle(k)}};
   }
   return bw;
@@ -131,7 +140,7 @@ std::string RunReport::summary_table(const hw::HwConfig& c) const {
   s += fmt::format("\n{:<9}{:>14}{:>16}{:>14}\n", "DRAM", "bytes", "transfer cyc", "bytes/cycle");
   for (int k : {int(hw::MemId::kUop), int(hw::MemId::kWgt), int(hw::MemId::kInp), int(hw::MemId::kAcc), int(hw::MemId::kOut)}) {
     const uint64_t b = k == int(hw::MemId::kOut) ? bytes_stored : bytes_loaded[size_t(k)];
-    s += fmt::format("{:<9}{:>14}{:>16}{:>14.2f}\n", fmt::format("{} {}", k == int(hw::MemId::kOut) ? "store" : "load", hw::mem_id_name(uint8_t(k))),
+    s += fmt::format("{:<9}{:>14}{:>16}{:>14.2f}\n", transfer_label(k, " "),
                      b, transfer_cycles[size_t(k)], achieved_bytes_per_cycle(k));
   }
   s += fmt::format("port data channels busy {:.1f}% of cycles ({} bursts)\n",

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -45,9 +44,7 @@ TokenUse token_use(const Insn& insn) {
   return t;
 }
 
-namespace {
-
-InsnCost cost_at(const hw::HwConfig& c, const Insn& insn) {
+InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) {
   InsnCost k;
   k.issue = uint64_t(c.timing.insn_overhead_cycles);
   auto rows_of = [&](uint64_t rows, uint64_t elem_bytes, uint64_t x_size, uint64_t x_stride) {
@@ -105,10 +102,6 @@ InsnCost cost_at(const hw::HwConfig& c, const Insn& insn) {
   }
   return k;
 }
-
-}  // namespace
-
-InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) { return cost_at(c, insn); }
 
 namespace {
 
@@ -334,7 +327,7 @@ void TimingModel::schedule(std::span<const Insn> program,
     st.stall_token_cycles += best_start - best_deq;
     if (on_start) on_start(i);
 
-    const InsnCost k = cost_at(config_, program[i]);
+    const InsnCost k = insn_cost(config_, program[i]);
     uint64_t end = best_start + k.issue;
     uint64_t dram_stall = 0;
     if (k.rows > 0) {
