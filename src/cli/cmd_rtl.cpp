@@ -1,0 +1,81 @@
+// tauvta rtl [CONFIG] -o DIR: the datapath of a hardware configuration as synthesizable Verilog
+// (GEMM core, tensor ALU, buffers, compute module) with a design.json describing it.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_io.h"
+#include "cli/commands.h"
+#include "rtl/rtl_generator.h"
+
+namespace tauvta::cli {
+namespace {
+
+void add_rtl_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "rtl", "Generate Verilog of the datapath (GEMM core, ALU, buffers, compute module)");
+  struct Options {
+    std::string config;
+    std::string out;
+    std::string binding = "auto";
+    int tree_levels = 2;
+    int acc_ports = 1;
+    bool force = false;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("CONFIG", o->config, "vta_config.json-style file or VTA name (default: Pynq)");
+  cmd->add_option("-o,--out", o->out, "Directory to write the Verilog and design.json into")
+      ->required();
+  cmd->add_option("--binding", o->binding,
+                  "Where GEMM products go: auto (yosys's rule), dsp or lut")
+      ->capture_default_str();
+  cmd->add_option("--tree-levels", o->tree_levels,
+                  "Adder levels between pipeline registers in the reduction tree (0: one stage)")
+      ->capture_default_str();
+  cmd->add_option("--acc-ports", o->acc_ports,
+                  "Accumulator read ports: 1 (VTA's HLS, ALU every 2 cycles) or 2")
+      ->capture_default_str();
+  cmd->add_flag("--force", o->force, "Overwrite files already in the directory");
+  cmd->add_flag("--json", o->json, "Print design.json instead of the summary");
+  cmd->callback([o] {
+    const hw::HwConfig c = load_config(o->config);
+    rtl::RtlOptions opts;
+    opts.binding = rtl::parse_binding(o->binding, "--binding");
+    opts.tree_levels_per_stage = o->tree_levels;
+    opts.acc_read_ports = o->acc_ports;
+    rtl::validate(opts, "rtl");
+    const rtl::RtlDesign d = rtl::generate_rtl(c, opts);
+    const nlohmann::json info = rtl::design_json(c, opts, d.shape);
+    const auto written = rtl::write_rtl(d, info, o->out, o->force);
+    if (o->json) {
+      std::cout << info.dump(2) << "\n";
+      return;
+    }
+    const rtl::DatapathShape& s = d.shape;
+    std::cout << fmt::format("rtl         {} -> {} (top {})\n", c.name(), o->out, d.top);
+    std::cout << fmt::format(
+        "GEMM core   {} products int{} x int{} in {}, trees of {} levels, {} register stage(s), "
+        "latency {}\n",
+        s.products, s.inp_width, s.wgt_width, s.products_in_dsp ? "DSP slices" : "LUTs",
+        s.tree_levels, s.tree_registers, s.gemm_latency);
+    std::cout << fmt::format(
+        "ALU         {} lane(s) x {} pass(es), int{}{}, latency {}, a micro-op every {} cycle(s)\n",
+        s.alu_lanes, s.alu_passes, s.acc_width, s.alu_mul ? ", MUL" : "", s.alu_latency,
+        s.alu_issue_cycles);
+    for (const rtl::BufferShape& b : s.buffers) {
+      std::cout << fmt::format("buffer {:<4} {:>5} bits x {:>6} words{}\n", b.name, b.width,
+                               1u << b.log_depth, b.copies > 1 ? fmt::format(" x {} copies", b.copies) : "");
+    }
+    for (const auto& p : written) std::cout << "wrote " << p.string() << "\n";
+  });
+}
+
+}  // namespace
+
+static const CommandRegistrar kRtlRegistrar("rtl", add_rtl_command);
+
+}  // namespace tauvta::cli

@@ -1,0 +1,111 @@
+// The tensor ALU as Verilog: MIN, MAX, ADD, SHR (and MUL when the config has it) over the lanes
+// of one accumulator vector, with an immediate or a second vector (ISA.md section 4, ALU). With
+// fewer lanes than the vector has, the vector goes through the lanes in passes.
+#include <fmt/format.h>
+
+#include "rtl/verilog_emit.h"
+
+namespace tauvta::rtl {
+
+namespace {
+
+// One lane's operation on signed x and y (declared by the caller), result in `f`.
+std::string lane_function(const DatapathShape& s) {
+  std::string v;
+  v += "      wire [LAW-1:0] sh = y[LAW-1:0];  // signed shift: negative shifts left\n"
+       "      wire [LAW-1:0] sh_mag = sh[LAW-1] ? (~sh + 1'b1) : sh;\n"
+       "      wire signed [AW-1:0] shifted = sh[LAW-1] ? (x <<< sh_mag) : (x >>> sh_mag);\n";
+  if (s.alu_mul) v += "      wire signed [AW-1:0] product = x * y;\n";
+  v += "      reg signed [AW-1:0] f;\n"
+       "      always @(*) begin\n"
+       "        case (op_x)\n"
+       "          3'd0: f = (x < y) ? x : y;\n"
+       "          3'd1: f = (x > y) ? x : y;\n"
+       "          3'd2: f = x + y;\n"
+       "          3'd3: f = shifted;\n";
+  if (s.alu_mul) v += "          3'd4: f = product;\n";
+  v += "          default: f = x;\n"
+       "        endcase\n"
+       "      end\n";
+  return v;
+}
+
+}  // namespace
+
+std::string emit_alu(const DatapathShape& s) {
+  const int aw = s.acc_width, V = s.alu_vector, L = s.alu_lanes, P = s.alu_passes;
+  int law = 0;
+  while ((1 << law) < aw) ++law;
+  std::string v;
+  v += fmt::format(
+      "// Tensor ALU: {} lane(s) of int{} over a {}-lane vector in {} pass(es); MIN MAX ADD SHR{}.\n"
+      "// Latency {} cycle(s); a new vector every {} cycle(s).\n",
+      L, aw, V, P, s.alu_mul ? " MUL" : "", s.alu_latency, P);
+  v += "module tauvta_alu (\n"
+       "  input  wire clk,\n"
+       "  input  wire in_valid,\n"
+       "  input  wire [2:0] op,\n"
+       "  input  wire use_imm,\n"
+       "  input  wire [15:0] imm,\n";
+  v += fmt::format("  input  wire [{}:0] a,\n", V * aw - 1);
+  v += fmt::format("  input  wire [{}:0] b,\n", V * aw - 1);
+  v += "  output reg  out_valid,\n";
+  v += fmt::format("  output wire [{}:0] r,\n", V * aw - 1);
+  v += fmt::format("  output wire [{}:0] o\n);\n", V * s.out_width - 1);
+  v += fmt::format("  localparam AW = {}, LAW = {}, OW = {}, V = {}, L = {}, P = {};\n", aw, law,
+                   s.out_width, V, L, P);
+  v += "  genvar j;\n";
+  if (P == 1) {
+    v += "  wire [2:0] op_x = op;\n"
+         "  wire signed [AW-1:0] imm_x = $signed(imm);\n"
+         "  reg [V*AW-1:0] r_q;\n"
+         "  generate for (j = 0; j < V; j = j + 1) begin : lane\n"
+         "      wire signed [AW-1:0] x = a[j*AW +: AW];\n"
+         "      wire signed [AW-1:0] y = use_imm ? imm_x : $signed(b[j*AW +: AW]);\n";
+    v += lane_function(s);
+    v += "      always @(posedge clk) r_q[j*AW +: AW] <= f;\n"
+         "  end endgenerate\n"
+         "  always @(posedge clk) out_valid <= in_valid;\n";
+  } else {
+    int pass_bits = 0;
+    while ((1 << pass_bits) < P) ++pass_bits;
+    v += fmt::format("  reg [{}:0] pass;\n", pass_bits - 1);
+    v += "  reg running;\n"
+         "  reg [2:0] op_x;\n"
+         "  reg use_imm_q;\n"
+         "  reg signed [AW-1:0] imm_x;\n"
+         "  reg [P*L*AW-1:0] va, vb;\n"
+         "  reg [P*L*AW-1:0] r_q;\n"
+         "  always @(posedge clk) begin\n"
+         "    if (in_valid) begin\n"
+         + std::string(P * L == V ? "      va <= a;\n      vb <= b;\n"
+                                   : "      va <= {{(P*L-V)*AW{1'b0}}, a};\n"
+                                     "      vb <= {{(P*L-V)*AW{1'b0}}, b};\n") +
+         "      op_x <= op;\n"
+         "      use_imm_q <= use_imm;\n"
+         "      imm_x <= $signed(imm);\n"
+         "      pass <= 0;\n"
+         "      running <= 1'b1;\n"
+         "    end else if (running) begin\n"
+         "      if (pass == P - 1) running <= 1'b0;\n"
+         "      else pass <= pass + 1'b1;\n"
+         "    end\n"
+         "    out_valid <= running && pass == P - 1;\n"
+         "  end\n"
+         "  initial running = 1'b0;\n"
+         "  generate for (j = 0; j < L; j = j + 1) begin : lane\n"
+         "      wire signed [AW-1:0] x = va[(pass * L + j) * AW +: AW];\n"
+         "      wire signed [AW-1:0] y = use_imm_q ? imm_x : $signed(vb[(pass * L + j) * AW +: AW]);\n";
+    v += lane_function(s);
+    v += "      always @(posedge clk) if (running) r_q[(pass * L + j) * AW +: AW] <= f;\n"
+         "  end endgenerate\n";
+  }
+  v += "  assign r = r_q[V*AW-1:0];\n"
+       "  generate for (j = 0; j < V; j = j + 1) begin : narrow\n"
+       "    assign o[j*OW +: OW] = r_q[j*AW +: OW];\n"
+       "  end endgenerate\n"
+       "endmodule\n";
+  return v;
+}
+
+}  // namespace tauvta::rtl

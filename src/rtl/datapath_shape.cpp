@@ -1,0 +1,155 @@
+#include "rtl/datapath_shape.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace tauvta::rtl {
+
+const char* binding_name(ProductBinding b) {
+  switch (b) {
+    case ProductBinding::kAuto: return "auto";
+    case ProductBinding::kDsp: return "dsp";
+    case ProductBinding::kLut: return "lut";
+  }
+  return "?";
+}
+
+ProductBinding parse_binding(const std::string& text, const std::string& what) {
+  if (text == "auto") return ProductBinding::kAuto;
+  if (text == "dsp") return ProductBinding::kDsp;
+  if (text == "lut") return ProductBinding::kLut;
+  throw Error(fmt::format("{}: product binding '{}' is not one of auto, dsp, lut", what, text));
+}
+
+void validate(const RtlOptions& o, const std::string& source) {
+  if (o.tree_levels_per_stage < 0 || o.tree_levels_per_stage > 16) {
+    throw Error(fmt::format("{}: tree_levels_per_stage = {} is out of range [0, 16]", source,
+                            o.tree_levels_per_stage));
+  }
+  if (o.acc_read_ports != 1 && o.acc_read_ports != 2) {
+    throw Error(fmt::format("{}: acc_read_ports = {} must be 1 or 2", source, o.acc_read_ports));
+  }
+}
+
+namespace {
+int ceil_log2(int n) {
+  int l = 0;
+  while ((1 << l) < n) ++l;
+  return l;
+}
+}  // namespace
+
+DatapathShape shape_of(const hw::HwConfig& c, const RtlOptions& o) {
+  DatapathShape s;
+  s.batch = c.batch();
+  s.block_in = c.block_in();
+  s.block_out = c.block_out();
+  s.inp_width = c.inp_width();
+  s.wgt_width = c.wgt_width();
+  s.acc_width = c.acc_width();
+  s.out_width = c.out_width();
+  s.products = s.batch * s.block_in * s.block_out;
+  // The dot product is only needed modulo 2^ACC (the accumulator wraps), so no adder or product
+  // is ever wider than the accumulator.
+  s.product_width = std::min(s.inp_width + s.wgt_width, s.acc_width);
+  switch (o.binding) {
+    case ProductBinding::kDsp: s.products_in_dsp = true; break;
+    case ProductBinding::kLut: s.products_in_dsp = false; break;
+    case ProductBinding::kAuto:
+      // yosys's mul2dsp rule for Xilinx: both operands at least 2 bits, the product at least 9.
+      s.products_in_dsp = s.inp_width >= 2 && s.wgt_width >= 2 && s.inp_width + s.wgt_width >= 9;
+      break;
+  }
+  s.tree_levels = ceil_log2(s.block_in);
+  s.tree_adders = s.batch * s.block_out * (s.block_in - 1);
+  const int per = o.tree_levels_per_stage;
+  s.tree_levels_per_stage = per;
+  // Registers after every `per` levels and never after the last level: the final accumulate
+  // stage registers the tree's result together with the accumulator add.
+  s.tree_registers = per == 0 || s.tree_levels == 0 ? 0 : (s.tree_levels - 1) / per;
+  s.tree_max_levels_per_stage =
+      per == 0 ? s.tree_levels : std::min(per, s.tree_levels);
+  s.dot_width = std::min(s.product_width + s.tree_levels, s.acc_width);
+  // Products registered, the registered tree levels, then accumulate-and-register.
+  s.gemm_latency = 1 + s.tree_registers + 1;
+
+  s.alu_vector = s.batch * s.block_out;
+  s.alu_lanes = c.timing.alu_lanes == 0 ? s.alu_vector : std::min(c.timing.alu_lanes, s.alu_vector);
+  s.alu_passes = (s.alu_vector + s.alu_lanes - 1) / s.alu_lanes;
+  s.alu_mul = c.timing.alu_mul;
+  s.alu_latency = s.alu_passes == 1 ? 1 : s.alu_passes + 1;
+  s.acc_read_ports = o.acc_read_ports;
+  s.alu_issue_cycles = std::max(o.acc_read_ports == 2 ? 1 : 2, s.alu_passes);
+
+  auto& b = s.buffers;
+  b[size_t(BufferId::kUop)] = {"uop", 32, c.log_uop_depth(), 1};
+  b[size_t(BufferId::kInp)] = {"inp", s.batch * s.block_in * s.inp_width, c.log_inp_depth(), 1};
+  b[size_t(BufferId::kWgt)] = {"wgt", s.block_out * s.block_in * s.wgt_width, c.log_wgt_depth(), 1};
+  b[size_t(BufferId::kAcc)] = {"acc", s.batch * s.block_out * s.acc_width, c.log_acc_depth(),
+                               o.acc_read_ports};
+  b[size_t(BufferId::kOut)] = {"out", s.batch * s.block_out * s.out_width, c.log_acc_depth(), 1};
+  return s;
+}
+
+const char* feature_name(CostFeature f) {
+  switch (f) {
+    case CostFeature::kOne: return "one";
+    case CostFeature::kDspProducts: return "dsp_products";
+    case CostFeature::kLutProductBits: return "lut_product_bits";
+    case CostFeature::kProductRegBits: return "product_reg_bits";
+    case CostFeature::kTreeAdderBits: return "tree_adder_bits";
+    case CostFeature::kTreeRegBits: return "tree_reg_bits";
+    case CostFeature::kAccLaneBits: return "acc_lane_bits";
+    case CostFeature::kAccDelayBits: return "acc_delay_bits";
+    case CostFeature::kAluLaneBits: return "alu_lane_bits";
+    case CostFeature::kAluMulLanes: return "alu_mul_lanes";
+    case CostFeature::kAluPassBits: return "alu_pass_bits";
+    case CostFeature::kCount: break;
+  }
+  return "?";
+}
+
+CostFeatures gemm_features(const DatapathShape& s) {
+  CostFeatures f{};
+  auto at = [&](CostFeature k) -> double& { return f[size_t(k)]; };
+  const double lanes = double(s.batch) * s.block_out;
+  at(CostFeature::kOne) = 1;
+  if (s.products_in_dsp) {
+    at(CostFeature::kDspProducts) = s.products;
+  } else {
+    at(CostFeature::kLutProductBits) = double(s.products) * s.inp_width * s.wgt_width;
+    at(CostFeature::kProductRegBits) = double(s.products) * s.product_width;
+  }
+  // The tree exactly as the generator builds it: level widths grow by one bit up to ACC.
+  int n = s.block_in, w = s.product_width, level = 0;
+  double adder_bits = 0, reg_bits = 0;
+  const int per_stage = s.tree_levels_per_stage;
+  while (n > 1) {
+    ++level;
+    const int pairs = n / 2, next = (n + 1) / 2;
+    w = std::min(w + 1, s.acc_width);
+    adder_bits += lanes * pairs * w;
+    if (per_stage > 0 && level % per_stage == 0 && level < s.tree_levels) reg_bits += lanes * next * w;
+    n = next;
+  }
+  at(CostFeature::kTreeAdderBits) = adder_bits;
+  at(CostFeature::kTreeRegBits) = reg_bits;
+  at(CostFeature::kAccLaneBits) = lanes * s.acc_width;
+  at(CostFeature::kAccDelayBits) = lanes * s.acc_width * (1 + s.tree_registers);
+  return f;
+}
+
+CostFeatures alu_features(const DatapathShape& s) {
+  CostFeatures f{};
+  auto at = [&](CostFeature k) -> double& { return f[size_t(k)]; };
+  at(CostFeature::kOne) = 1;
+  at(CostFeature::kAluLaneBits) = double(s.alu_lanes) * s.acc_width;
+  at(CostFeature::kAluMulLanes) = s.alu_mul ? s.alu_lanes : 0;
+  at(CostFeature::kAluPassBits) = s.alu_passes > 1 ? double(s.alu_vector) * s.acc_width : 0;
+  return f;
+}
+
+}  // namespace tauvta::rtl

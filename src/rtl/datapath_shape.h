@@ -1,0 +1,104 @@
+// DatapathShape: the structure of the datapath the RTL generator builds for a HwConfig and a set
+// of implementation choices (product binding, tree pipelining, accumulator read ports): multiplier
+// counts and widths, reduction-tree levels and registers, ALU lanes and passes, pipeline
+// latencies, buffer geometries. The generator emits exactly this shape and the resource and clock
+// model (fpga/) prices exactly this shape, so the two cannot drift apart. Cheap: no allocation.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "hw/hw_config.h"
+
+namespace tauvta::rtl {
+
+// Where the GEMM core's products are built. kAuto follows yosys's rule for Xilinx (a product maps
+// to a DSP slice when its result is at least 9 bits wide: 8x8 yes, 4x4 no); kDsp and kLut force
+// every product one way, as an HLS BIND_OP / `use_dsp` directive would.
+enum class ProductBinding : uint8_t { kAuto = 0, kDsp = 1, kLut = 2 };
+const char* binding_name(ProductBinding b);
+// Parses "auto", "dsp" or "lut"; throws tauvta::Error naming `what` and the value otherwise.
+ProductBinding parse_binding(const std::string& text, const std::string& what);
+
+// Implementation choices that change the generated hardware but not what it computes.
+struct RtlOptions {
+  ProductBinding binding = ProductBinding::kAuto;
+  // Adder levels of the reduction tree between two pipeline registers (HLS pipelining depth);
+  // 0 puts the whole tree in one stage.
+  int tree_levels_per_stage = 2;
+  // Read ports of the accumulator buffer. 1 (VTA's HLS design): an ALU micro-op reads its
+  // destination and its source one after the other, so the ALU issues every 2 cycles. 2: the
+  // buffer is duplicated (array partition / a second BRAM copy) and the ALU issues every cycle.
+  int acc_read_ports = 1;
+  friend bool operator==(const RtlOptions&, const RtlOptions&) = default;
+};
+
+// Throws tauvta::Error naming the option when out of range.
+void validate(const RtlOptions& options, const std::string& source = "rtl options");
+
+// One on-chip buffer: `copies` identical memories of `depth` words of `width` bits.
+struct BufferShape {
+  const char* name = "";
+  int width = 0;       // bits per word (one VTA element)
+  int log_depth = 0;   // words = 2^log_depth
+  int copies = 1;      // read-port copies (ACC with 2 read ports)
+  uint64_t bits() const { return uint64_t(width) << log_depth; }
+};
+
+enum class BufferId : uint8_t { kUop = 0, kInp, kWgt, kAcc, kOut };
+inline constexpr int kNumBuffers = 5;
+
+struct DatapathShape {
+  // GEMM core.
+  int batch = 1, block_in = 1, block_out = 1;
+  int inp_width = 8, wgt_width = 8, acc_width = 32, out_width = 8;
+  int products = 0;             // BATCH * BLOCK_IN * BLOCK_OUT multipliers
+  int product_width = 0;        // bits of one product (inp + wgt, capped at the accumulator's)
+  bool products_in_dsp = false; // after the binding rule
+  int tree_levels = 0;          // ceil(log2 BLOCK_IN) adder levels per output lane
+  int tree_adders = 0;          // two-input adders in all trees (BATCH*BLOCK_OUT*(BLOCK_IN-1))
+  int tree_levels_per_stage = 0;  // the option, as built
+  int tree_registers = 0;       // registered tree levels
+  int tree_max_levels_per_stage = 0;  // adder levels in the longest tree stage
+  int dot_width = 0;            // tree result bits (capped at the accumulator width)
+  int gemm_latency = 0;         // cycles from operands in to results out
+  // Tensor ALU.
+  int alu_vector = 0;   // lanes of one accumulator vector (BATCH * BLOCK_OUT)
+  int alu_lanes = 0;    // lanes built
+  int alu_passes = 0;   // passes per vector (ceil(vector / lanes))
+  bool alu_mul = false;
+  int alu_latency = 0;  // cycles from operands in to results out
+  int alu_issue_cycles = 0;  // cycles between ALU micro-ops (reads and passes)
+  int acc_read_ports = 1;
+  std::array<BufferShape, kNumBuffers> buffers{};
+  const BufferShape& buffer(BufferId id) const { return buffers[size_t(id)]; }
+};
+
+// The shape the generator builds for `config` and `options` (validated by the caller).
+DatapathShape shape_of(const hw::HwConfig& config, const RtlOptions& options);
+
+// What a module's resources scale with, counted from its shape: the terms the resource model
+// (fpga/) is a linear combination of, and the columns the synthesis calibration fits
+// (tools/synth/). design.json lists them, so the fit reads exactly what the model computes.
+enum class CostFeature : uint8_t {
+  kOne,                 // 1 (a module's fixed part)
+  kDspProducts,         // products bound to DSP slices
+  kLutProductBits,      // sum of inp*wgt bits over products built in LUTs
+  kProductRegBits,      // product register bits outside DSP slices
+  kTreeAdderBits,       // sum of adder widths over the reduction trees
+  kTreeRegBits,         // bits of registered tree levels
+  kAccLaneBits,         // BATCH*BLOCK_OUT*ACC: the accumulate adders and result registers
+  kAccDelayBits,        // accumulator operand bits delayed beside the tree
+  kAluLaneBits,         // ALU lanes * ACC: comparators, adder, shifter
+  kAluMulLanes,         // ALU lanes with a multiplier
+  kAluPassBits,         // vector bits held and multiplexed when the ALU runs in passes
+  kCount
+};
+inline constexpr int kNumCostFeatures = int(CostFeature::kCount);
+const char* feature_name(CostFeature f);
+using CostFeatures = std::array<double, kNumCostFeatures>;
+CostFeatures gemm_features(const DatapathShape& shape);
+CostFeatures alu_features(const DatapathShape& shape);
+
+}  // namespace tauvta::rtl
