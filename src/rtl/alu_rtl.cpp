@@ -56,16 +56,28 @@ std::string emit_alu(const DatapathShape& s) {
                    s.out_width, V, L, P);
   v += "  genvar j;\n";
   if (P == 1) {
-    v += "  wire [2:0] op_x = op;\n"
-         "  wire signed [AW-1:0] imm_x = $signed(imm);\n"
+    // Operands registered as they leave the accumulator buffer, then one registered operation.
+    v += "  reg valid_r, use_imm_r;\n"
+         "  reg [2:0] op_x;\n"
+         "  reg [15:0] imm_r;\n"
+         "  reg [V*AW-1:0] a_r, b_r;\n"
+         "  always @(posedge clk) begin\n"
+         "    valid_r <= in_valid;\n"
+         "    op_x <= op;\n"
+         "    use_imm_r <= use_imm;\n"
+         "    imm_r <= imm;\n"
+         "    a_r <= a;\n"
+         "    b_r <= b;\n"
+         "  end\n"
+         "  wire signed [AW-1:0] imm_x = $signed(imm_r);\n"
          "  reg [V*AW-1:0] r_q;\n"
          "  generate for (j = 0; j < V; j = j + 1) begin : lane\n"
-         "      wire signed [AW-1:0] x = a[j*AW +: AW];\n"
-         "      wire signed [AW-1:0] y = use_imm ? imm_x : $signed(b[j*AW +: AW]);\n";
+         "      wire signed [AW-1:0] x = a_r[j*AW +: AW];\n"
+         "      wire signed [AW-1:0] y = use_imm_r ? imm_x : $signed(b_r[j*AW +: AW]);\n";
     v += lane_function(s);
     v += "      always @(posedge clk) r_q[j*AW +: AW] <= f;\n"
          "  end endgenerate\n"
-         "  always @(posedge clk) out_valid <= in_valid;\n";
+         "  always @(posedge clk) out_valid <= valid_r;\n";
   } else {
     int pass_bits = 0;
     while ((1 << pass_bits) < P) ++pass_bits;

@@ -73,14 +73,16 @@ DatapathShape shape_of(const hw::HwConfig& c, const RtlOptions& o) {
   s.tree_max_levels_per_stage =
       per == 0 ? s.tree_levels : std::min(per, s.tree_levels);
   s.dot_width = std::min(s.product_width + s.tree_levels, s.acc_width);
-  // Products registered, the registered tree levels, then accumulate-and-register.
-  s.gemm_latency = 1 + s.tree_registers + 1;
+  // Operands registered, products registered, the registered tree levels, then
+  // accumulate-and-register.
+  s.gemm_latency = 1 + 1 + s.tree_registers + 1;
 
   s.alu_vector = s.batch * s.block_out;
   s.alu_lanes = c.timing.alu_lanes == 0 ? s.alu_vector : std::min(c.timing.alu_lanes, s.alu_vector);
   s.alu_passes = (s.alu_vector + s.alu_lanes - 1) / s.alu_lanes;
   s.alu_mul = c.timing.alu_mul;
-  s.alu_latency = s.alu_passes == 1 ? 1 : s.alu_passes + 1;
+  // Operands registered, then one registered pass (or the passes over the held vector).
+  s.alu_latency = s.alu_passes == 1 ? 2 : s.alu_passes + 1;
   s.acc_read_ports = o.acc_read_ports;
   s.alu_issue_cycles = std::max(o.acc_read_ports == 2 ? 1 : 2, s.alu_passes);
 
@@ -107,6 +109,8 @@ const char* feature_name(CostFeature f) {
     case CostFeature::kAluLaneBits: return "alu_lane_bits";
     case CostFeature::kAluMulLanes: return "alu_mul_lanes";
     case CostFeature::kAluPassBits: return "alu_pass_bits";
+    case CostFeature::kOperandRegBits: return "operand_reg_bits";
+    case CostFeature::kAluOperandBits: return "alu_operand_bits";
     case CostFeature::kCount: break;
   }
   return "?";
@@ -138,7 +142,9 @@ CostFeatures gemm_features(const DatapathShape& s) {
   at(CostFeature::kTreeAdderBits) = adder_bits;
   at(CostFeature::kTreeRegBits) = reg_bits;
   at(CostFeature::kAccLaneBits) = lanes * s.acc_width;
-  at(CostFeature::kAccDelayBits) = lanes * s.acc_width * (1 + s.tree_registers);
+  at(CostFeature::kAccDelayBits) = lanes * s.acc_width * (2 + s.tree_registers);
+  at(CostFeature::kOperandRegBits) =
+      double(s.batch) * s.block_in * s.inp_width + double(s.block_out) * s.block_in * s.wgt_width;
   return f;
 }
 
@@ -148,7 +154,9 @@ CostFeatures alu_features(const DatapathShape& s) {
   at(CostFeature::kOne) = 1;
   at(CostFeature::kAluLaneBits) = double(s.alu_lanes) * s.acc_width;
   at(CostFeature::kAluMulLanes) = s.alu_mul ? s.alu_lanes : 0;
-  at(CostFeature::kAluPassBits) = s.alu_passes > 1 ? double(s.alu_vector) * s.acc_width : 0;
+  at(CostFeature::kAluOperandBits) = 2.0 * s.alu_vector * s.acc_width;
+  at(CostFeature::kAluPassBits) =
+      s.alu_passes > 1 ? double(s.alu_lanes) * s.acc_width * s.alu_passes : 0;
   return f;
 }
 

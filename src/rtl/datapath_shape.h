@@ -92,7 +92,9 @@ enum class CostFeature : uint8_t {
   kAccDelayBits,        // accumulator operand bits delayed beside the tree
   kAluLaneBits,         // ALU lanes * ACC: comparators, adder, shifter
   kAluMulLanes,         // ALU lanes with a multiplier
-  kAluPassBits,         // vector bits held and multiplexed when the ALU runs in passes
+  kAluPassBits,         // lanes*ACC*passes: the pass multiplexers when the ALU runs in passes
+  kOperandRegBits,      // GEMM input and weight operand register bits
+  kAluOperandBits,      // ALU operand register bits (two vectors)
   kCount
 };
 inline constexpr int kNumCostFeatures = int(CostFeature::kCount);

@@ -12,7 +12,8 @@ std::string emit_gemm_core(const DatapathShape& s, const RtlOptions& o) {
   std::string v;
   v += fmt::format(
       "// GEMM core: {} x {} x {} products of int{} x int{} ({}), adder trees of {} levels with\n"
-      "// {} pipeline register(s), int{} accumulators. Latency {} cycles, one micro-op per cycle.\n"
+      "// {} pipeline register(s), int{} accumulators. Latency {} cycles (operands, products, tree,\n"
+      "// accumulate), one micro-op per cycle.\n"
       "// Lanes: inp[b][ic], wgt[oc][ic], acc[b][oc], packed from bit 0 (ISA.md section 1).\n",
       s.batch, s.block_in, s.block_out, s.inp_width, s.wgt_width,
       s.products_in_dsp ? "DSP slices" : "LUTs", s.tree_levels, s.tree_registers, aw,
@@ -32,6 +33,19 @@ std::string emit_gemm_core(const DatapathShape& s, const RtlOptions& o) {
       s.batch, s.block_in, s.block_out, s.inp_width, s.wgt_width, pw, aw, s.out_width);
   v += "  genvar g, j;\n\n";
 
+  // Stage 0: operands registered as they leave the buffers, so no SRAM read path reaches the
+  // multipliers (a DSP slice's A/B registers, or fabric flip-flops).
+  v += "  reg in_valid_r, in_reset_r;\n";
+  v += fmt::format("  reg [{}:0] inp_r;\n", s.batch * s.block_in * s.inp_width - 1);
+  v += fmt::format("  reg [{}:0] wgt_r;\n", s.block_out * s.block_in * s.wgt_width - 1);
+  v += fmt::format("  reg [{}:0] acc_r;\n", lanes * aw - 1);
+  v += "  always @(posedge clk) begin\n"
+       "    in_valid_r <= in_valid;\n"
+       "    in_reset_r <= in_reset;\n"
+       "    inp_r <= inp;\n"
+       "    wgt_r <= wgt;\n"
+       "    acc_r <= acc;\n"
+       "  end\n\n";
   // Stage 1: every product, registered (a DSP slice's M register, or LUT flip-flops).
   v += fmt::format("  // Stage 1: products{}.\n", s.products_in_dsp ? "" : " (bound to LUTs)");
   v += fmt::format("  wire [{}:0] prod;\n", s.products * pw - 1);
@@ -40,8 +54,8 @@ std::string emit_gemm_core(const DatapathShape& s, const RtlOptions& o) {
   v += fmt::format("      {}reg signed [PW-1:0] p;\n",
                    s.products_in_dsp ? "(* use_dsp = \"yes\" *) " : "(* use_dsp = \"no\" *) ");
   v += "      always @(posedge clk)\n"
-       "        p <= $signed(inp[((g / BO) * BI + j) * IW +: IW]) *\n"
-       "             $signed(wgt[((g % BO) * BI + j) * WW +: WW]);\n"
+       "        p <= $signed(inp_r[((g / BO) * BI + j) * IW +: IW]) *\n"
+       "             $signed(wgt_r[((g % BO) * BI + j) * WW +: WW]);\n"
        "      assign prod[(g * BI + j) * PW +: PW] = p;\n"
        "    end\n"
        "  end endgenerate\n";
@@ -51,9 +65,9 @@ std::string emit_gemm_core(const DatapathShape& s, const RtlOptions& o) {
   v += fmt::format("  reg [{}:0] acc_q [0:{}];\n", lanes * aw - 1, stages_before_acc - 1);
   v += "  integer k;\n"
        "  always @(posedge clk) begin\n"
-       "    valid_q[0] <= in_valid;\n"
-       "    reset_q[0] <= in_reset;\n"
-       "    acc_q[0] <= acc;\n";
+       "    valid_q[0] <= in_valid_r;\n"
+       "    reset_q[0] <= in_reset_r;\n"
+       "    acc_q[0] <= acc_r;\n";
   if (stages_before_acc > 1) {
     v += fmt::format(
         "    for (k = 1; k < {}; k = k + 1) begin\n"
