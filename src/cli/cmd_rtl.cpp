@@ -21,7 +21,7 @@ void add_rtl_command(CLI::App& app) {
     std::string config;
     std::string out;
     std::string binding = "auto";
-    int tree_levels = 2;
+    int tree_levels = 1;
     int acc_ports = 1;
     bool force = false;
     bool json = false;

@@ -56,28 +56,48 @@ std::string emit_alu(const DatapathShape& s) {
                    s.out_width, V, L, P);
   v += "  genvar j;\n";
   if (P == 1) {
-    // Operands registered as they leave the accumulator buffer, then one registered operation.
-    v += "  reg valid_r, use_imm_r;\n"
-         "  reg [2:0] op_x;\n"
-         "  reg [15:0] imm_r;\n"
-         "  reg [V*AW-1:0] a_r, b_r;\n"
+    // Three stages: operands (the immediate chosen on the way in), each operation's result
+    // (a DSP slice's M register for MUL), the operation select.
+    v += "  reg valid_r, valid_2;\n"
+         "  reg [2:0] op_r, op_2;\n"
+         "  reg [V*AW-1:0] a_r, y_r;\n"
+         "  wire signed [AW-1:0] imm_x = $signed(imm);\n"
          "  always @(posedge clk) begin\n"
          "    valid_r <= in_valid;\n"
-         "    op_x <= op;\n"
-         "    use_imm_r <= use_imm;\n"
-         "    imm_r <= imm;\n"
+         "    op_r <= op;\n"
          "    a_r <= a;\n"
-         "    b_r <= b;\n"
+         "    valid_2 <= valid_r;\n"
+         "    op_2 <= op_r;\n"
+         "    out_valid <= valid_2;\n"
          "  end\n"
-         "  wire signed [AW-1:0] imm_x = $signed(imm_r);\n"
          "  reg [V*AW-1:0] r_q;\n"
          "  generate for (j = 0; j < V; j = j + 1) begin : lane\n"
+         "      always @(posedge clk) y_r[j*AW +: AW] <= use_imm ? imm_x : b[j*AW +: AW];\n"
          "      wire signed [AW-1:0] x = a_r[j*AW +: AW];\n"
-         "      wire signed [AW-1:0] y = use_imm_r ? imm_x : $signed(b_r[j*AW +: AW]);\n";
-    v += lane_function(s);
-    v += "      always @(posedge clk) r_q[j*AW +: AW] <= f;\n"
-         "  end endgenerate\n"
-         "  always @(posedge clk) out_valid <= valid_r;\n";
+         "      wire signed [AW-1:0] y = y_r[j*AW +: AW];\n"
+         "      wire [LAW-1:0] sh = y[LAW-1:0];  // signed shift: negative shifts left\n"
+         "      wire [LAW-1:0] sh_mag = sh[LAW-1] ? (~sh + 1'b1) : sh;\n"
+         "      reg signed [AW-1:0] min_q, max_q, add_q, shr_q;\n";
+    if (s.alu_mul) v += "      (* use_dsp = \"yes\" *) reg signed [AW-1:0] mul_q;\n";
+    v += "      reg signed [AW-1:0] x_q;\n"
+         "      always @(posedge clk) begin\n"
+         "        min_q <= (x < y) ? x : y;\n"
+         "        max_q <= (x > y) ? x : y;\n"
+         "        add_q <= x + y;\n"
+         "        shr_q <= sh[LAW-1] ? (x <<< sh_mag) : (x >>> sh_mag);\n"
+         "        x_q <= x;\n";
+    if (s.alu_mul) v += "        mul_q <= x * y;\n";
+    v += "      end\n"
+         "      always @(posedge clk)\n"
+         "        case (op_2)\n"
+         "          3'd0: r_q[j*AW +: AW] <= min_q;\n"
+         "          3'd1: r_q[j*AW +: AW] <= max_q;\n"
+         "          3'd2: r_q[j*AW +: AW] <= add_q;\n"
+         "          3'd3: r_q[j*AW +: AW] <= shr_q;\n";
+    if (s.alu_mul) v += "          3'd4: r_q[j*AW +: AW] <= mul_q;\n";
+    v += "          default: r_q[j*AW +: AW] <= x_q;\n"
+         "        endcase\n"
+         "  end endgenerate\n";
   } else {
     int pass_bits = 0;
     while ((1 << pass_bits) < P) ++pass_bits;

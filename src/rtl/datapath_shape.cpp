@@ -81,8 +81,9 @@ DatapathShape shape_of(const hw::HwConfig& c, const RtlOptions& o) {
   s.alu_lanes = c.timing.alu_lanes == 0 ? s.alu_vector : std::min(c.timing.alu_lanes, s.alu_vector);
   s.alu_passes = (s.alu_vector + s.alu_lanes - 1) / s.alu_lanes;
   s.alu_mul = c.timing.alu_mul;
-  // Operands registered, then one registered pass (or the passes over the held vector).
-  s.alu_latency = s.alu_passes == 1 ? 2 : s.alu_passes + 1;
+  // A whole vector: operands, per-operation results, select (three registers). In passes: the
+  // held vector goes through the lanes one registered pass at a time.
+  s.alu_latency = s.alu_passes == 1 ? 3 : s.alu_passes + 1;
   s.acc_read_ports = o.acc_read_ports;
   s.alu_issue_cycles = std::max(o.acc_read_ports == 2 ? 1 : 2, s.alu_passes);
 
@@ -153,7 +154,9 @@ CostFeatures alu_features(const DatapathShape& s) {
   auto at = [&](CostFeature k) -> double& { return f[size_t(k)]; };
   at(CostFeature::kOne) = 1;
   at(CostFeature::kAluLaneBits) = double(s.alu_lanes) * s.acc_width;
-  at(CostFeature::kAluMulLanes) = s.alu_mul ? s.alu_lanes : 0;
+  // A product of two ACC-bit values tiles 25x18 DSP multipliers (7-series and UltraScale+).
+  const int tiles = ((s.acc_width + 24) / 25) * ((s.acc_width + 17) / 18);
+  at(CostFeature::kAluMulLanes) = s.alu_mul ? double(s.alu_lanes) * tiles : 0;
   at(CostFeature::kAluOperandBits) = 2.0 * s.alu_vector * s.acc_width;
   at(CostFeature::kAluPassBits) =
       s.alu_passes > 1 ? double(s.alu_lanes) * s.acc_width * s.alu_passes : 0;

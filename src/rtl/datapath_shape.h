@@ -26,7 +26,7 @@ struct RtlOptions {
   ProductBinding binding = ProductBinding::kAuto;
   // Adder levels of the reduction tree between two pipeline registers (HLS pipelining depth);
   // 0 puts the whole tree in one stage.
-  int tree_levels_per_stage = 2;
+  int tree_levels_per_stage = 1;
   // Read ports of the accumulator buffer. 1 (VTA's HLS design): an ALU micro-op reads its
   // destination and its source one after the other, so the ALU issues every 2 cycles. 2: the
   // buffer is duplicated (array partition / a second BRAM copy) and the ALU issues every cycle.
@@ -91,7 +91,7 @@ enum class CostFeature : uint8_t {
   kAccLaneBits,         // BATCH*BLOCK_OUT*ACC: the accumulate adders and result registers
   kAccDelayBits,        // accumulator operand bits delayed beside the tree
   kAluLaneBits,         // ALU lanes * ACC: comparators, adder, shifter
-  kAluMulLanes,         // ALU lanes with a multiplier
+  kAluMulLanes,         // ALU multiplier tiles: lanes * 25x18 tiles of an ACC x ACC product
   kAluPassBits,         // lanes*ACC*passes: the pass multiplexers when the ALU runs in passes
   kOperandRegBits,      // GEMM input and weight operand register bits
   kAluOperandBits,      // ALU operand register bits (two vectors)
