@@ -12,10 +12,18 @@
 #include <string>
 #include <vector>
 
-#include "tune/cost_model.h"
+#include "ml/cost_model.h"
 #include "tune/knob_space.h"
 
 namespace tauvta::tune {
+
+// The XGBoost cost model lives in ml/ (the FPGA resource model trains one on implementation
+// reports too); the tuner's names for it.
+using ml::cost_objective_name;
+using ml::CostModel;
+using ml::CostModelOptions;
+using ml::CostObjective;
+using ml::parse_cost_objective;
 
 // A measured point: score is GOPS (higher is better); a failed measurement scores 0.
 struct TrialResult {

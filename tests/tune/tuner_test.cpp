@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-#include "tune/cost_model.h"
+#include "ml/cost_model.h"
 #include "tune/features.h"
 #include "tune/measurer.h"
 #include "tune/tuner.h"

@@ -1,7 +1,7 @@
 // CostModel on synthetic data: regression and ranking generalize to held-out rows (and shuffled
 // labels do not), training is reproducible under a seed, importance names the informative
 // feature, save/load keeps predictions, and bad input throws with the problem named.
-#include "tune/cost_model.h"
+#include "ml/cost_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,9 +16,9 @@
 namespace {
 
 using namespace tauvta;
-using tune::CostModel;
-using tune::CostModelOptions;
-using tune::CostObjective;
+using ml::CostModel;
+using ml::CostModelOptions;
+using ml::CostObjective;
 
 struct Data {
   std::vector<float> rows, scores;
@@ -96,9 +96,9 @@ float linear(const float* x) { return 2 * x[0] - x[1]; }
 
 TEST(CostModel, ObjectiveNames) {
   for (CostObjective o : {CostObjective::kRank, CostObjective::kRegression})
-    EXPECT_EQ(tune::parse_cost_objective(tune::cost_objective_name(o)), o);
-  EXPECT_STREQ(tune::cost_objective_name(CostObjective::kRank), "rank");
-  expect_error([] { tune::parse_cost_objective("lambdamart"); }, "'lambdamart'");
+    EXPECT_EQ(ml::parse_cost_objective(ml::cost_objective_name(o)), o);
+  EXPECT_STREQ(ml::cost_objective_name(CostObjective::kRank), "rank");
+  expect_error([] { ml::parse_cost_objective("lambdamart"); }, "'lambdamart'");
 }
 
 TEST(CostModel, RegressionGeneralizes) {

@@ -1,4 +1,4 @@
-#include "tune/cost_model.h"
+#include "ml/cost_model.h"
 
 #include <xgboost/c_api.h>
 
@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 
-namespace tauvta::tune {
+namespace tauvta::ml {
 
 namespace {
 
@@ -229,4 +229,4 @@ void CostModel::load(std::span<const char> model) {
   booster_ = std::move(booster);
 }
 
-}  // namespace tauvta::tune
+}  // namespace tauvta::ml

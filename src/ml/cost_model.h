@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace tauvta::tune {
+namespace tauvta::ml {
 
 // kRank learns the order within each query group ("rank:pairwise"), so scores of different tasks
 // (one group each) need not share a scale; kRegression fits the scores ("reg:squarederror").
@@ -83,4 +83,4 @@ class CostModel {
   Booster booster_;
 };
 
-}  // namespace tauvta::tune
+}  // namespace tauvta::ml

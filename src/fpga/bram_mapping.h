@@ -1,0 +1,20 @@
+// How one buffer of `width` bits x 2^log_depth words maps onto a family's memories, following the
+// rule yosys's memory mapping uses for that family (tools/synth/README.md shows the synthesized
+// table this reproduces): small memories in LUTs (distributed RAM), the rest in block RAMs of the
+// aspect ratio that needs the fewest blocks.
+#pragma once
+
+#include "fpga/device.h"
+#include "fpga/resources.h"
+
+namespace tauvta::fpga {
+
+struct MemoryMapping {
+  Resources resources;   // LUTs (distributed RAM and read multiplexers), FFs, BRAM36 (18 Kb = 0.5)
+  int depth_blocks = 0;  // block RAMs stacked in depth (read multiplexer inputs); 0 for LUT RAM
+  bool in_luts = false;
+};
+
+MemoryMapping map_memory(Family family, int width, int log_depth);
+
+}  // namespace tauvta::fpga

@@ -1,0 +1,107 @@
+#include "fpga/device.h"
+
+#include <array>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace tauvta::fpga {
+
+const char* resource_name(ResourceKind k) {
+  switch (k) {
+    case ResourceKind::kLut: return "LUT";
+    case ResourceKind::kFf: return "FF";
+    case ResourceKind::kDsp: return "DSP";
+    case ResourceKind::kBram: return "BRAM36";
+    case ResourceKind::kUram: return "URAM";
+  }
+  return "?";
+}
+
+double get(const Resources& r, ResourceKind k) {
+  switch (k) {
+    case ResourceKind::kLut: return r.lut;
+    case ResourceKind::kFf: return r.ff;
+    case ResourceKind::kDsp: return r.dsp;
+    case ResourceKind::kBram: return r.bram36;
+    case ResourceKind::kUram: return r.uram;
+  }
+  return 0;
+}
+
+double& get(Resources& r, ResourceKind k) {
+  switch (k) {
+    case ResourceKind::kLut: return r.lut;
+    case ResourceKind::kFf: return r.ff;
+    case ResourceKind::kDsp: return r.dsp;
+    case ResourceKind::kBram: return r.bram36;
+    case ResourceKind::kUram: return r.uram;
+  }
+  return r.lut;
+}
+
+const char* family_name(Family f) { return f == Family::kXc7 ? "xc7" : "xcup"; }
+
+namespace {
+
+// Switching characteristics, rounded from the data sheets' tables (Zynq-7000 DS187 for the -1
+// xc7z020; Zynq UltraScale+ DS925 for -1 and -2). Net delays are typical routed values, not
+// data-sheet entries: they are the model's assumption (docs/fpga_model.md).
+constexpr SwitchingDelays kXc7Speed1{
+    .ff_clk_to_q = 0.46, .ff_setup = 0.06, .lut = 0.12, .net = 0.55, .carry_per_bit = 0.03,
+    .carry_entry = 0.45, .dsp_mult = 3.0, .dsp_cascade = 1.6, .bram_clk_to_q = 2.45,
+    .bram_setup = 0.55, .uncertainty = 0.25};
+constexpr SwitchingDelays kXcupSpeed1{
+    .ff_clk_to_q = 0.10, .ff_setup = 0.03, .lut = 0.12, .net = 0.30, .carry_per_bit = 0.015,
+    .carry_entry = 0.20, .dsp_mult = 1.75, .dsp_cascade = 0.9, .bram_clk_to_q = 1.20,
+    .bram_setup = 0.40, .uncertainty = 0.15};
+constexpr SwitchingDelays kXcupSpeed2{
+    .ff_clk_to_q = 0.09, .ff_setup = 0.03, .lut = 0.10, .net = 0.27, .carry_per_bit = 0.013,
+    .carry_entry = 0.18, .dsp_mult = 1.55, .dsp_cascade = 0.8, .bram_clk_to_q = 1.05,
+    .bram_setup = 0.35, .uncertainty = 0.15};
+
+const std::array<Device, 3> kDevices = {{
+    {"pynq-z1", "Pynq-Z1", "xc7z020clg400-1", Family::kXc7, "-1",
+     {.lut = 53200, .ff = 106400, .dsp = 220, .bram36 = 140, .uram = 0}, 100.0, kXc7Speed1},
+    {"ultra96", "Ultra96", "xczu3eg-sbva484-1-e", Family::kXcup, "-1",
+     {.lut = 70560, .ff = 141120, .dsp = 360, .bram36 = 216, .uram = 0}, 333.0, kXcupSpeed1},
+    {"zcu104", "ZCU104", "xczu7ev-ffvc1156-2-e", Family::kXcup, "-2",
+     {.lut = 230400, .ff = 460800, .dsp = 1728, .bram36 = 312, .uram = 96}, 333.0, kXcupSpeed2},
+}};
+
+}  // namespace
+
+std::span<const Device> devices() { return kDevices; }
+
+const Device& find_device(const std::string& name) {
+  for (const Device& d : kDevices) {
+    if (name == d.name) return d;
+  }
+  throw Error(fmt::format("device '{}' is not one of pynq-z1, ultra96, zcu104", name));
+}
+
+Resources infrastructure(const Device& device, int bus_bits) {
+  const double b = bus_bits;
+  Resources r;
+  // Four HLS m_axi adapters (fetch, load, compute, store): address and burst logic plus read and
+  // write data buffers that grow with the bus width.
+  r.lut += 4 * (400 + 4 * b);
+  r.ff += 4 * (600 + 6 * b);
+  r.bram36 += 4 * 0.5;  // one 18 Kb burst buffer each
+  // AXI interconnect (SmartConnect) from four masters to one PS port.
+  r.lut += 2500 + 10 * b;
+  r.ff += 3500 + 15 * b;
+  // AXI-Lite control registers of the four modules, processor reset.
+  r.lut += 4 * 150 + 20;
+  r.ff += 4 * 200 + 40;
+  // Fetch (decode, command queues), load (2D DMA with padding), store (2D DMA): the HLS modules'
+  // control, plus the three 128-bit command queues and the token queues in shift registers.
+  r.lut += 800 + 1500 + 800 + 3 * 128 + 50;
+  r.ff += 1000 + 1800 + 1000 + 200;
+  r.dsp += 8;  // y * stride address products in load and store
+  (void)device;  // the same IP on every board: only the bus width changes the estimate
+  return r;
+}
+
+}  // namespace tauvta::fpga
