@@ -7,6 +7,7 @@ namespace tauvta::fpga {
 
 const char* stage_name(Stage s) {
   switch (s) {
+    case Stage::kIssue: return "issue";
     case Stage::kBufferRead: return "buffer read";
     case Stage::kMultiply: return "multiply";
     case Stage::kTree: return "reduction tree";
@@ -24,7 +25,7 @@ int ceil_log2(double n) { return n <= 1 ? 0 : int(std::ceil(std::log2(n))); }
 }  // namespace
 
 ClockEstimate estimate_clock(const rtl::DatapathShape& s, const Device& device,
-                             int max_depth_blocks) {
+                             int max_depth_blocks, double read_blocks) {
   const SwitchingDelays& d = device.delays;
   // A register-to-register path: launch, the logic, the last net, setup, margin.
   const double launch = d.ff_clk_to_q, capture = d.net + d.ff_setup + d.uncertainty;
@@ -32,6 +33,18 @@ ClockEstimate estimate_clock(const rtl::DatapathShape& s, const Device& device,
   auto adder = [&](int bits) { return d.carry_entry + bits * d.carry_per_bit + d.net; };
   ClockEstimate e;
   auto& t = e.stage_ns;
+
+  // Issue. F1: the micro-op out of its block RAM plus the loop offset (the widest index) into
+  // registers. F2: each index compared with the writes in flight (two LUT levels), the OR of the
+  // matches, the stall, then the read enable out to every block RAM of the read buffers (a net
+  // that grows with its loads).
+  const int index_bits = 1 + std::max({s.buffer(rtl::BufferId::kAcc).log_depth,
+                                       s.buffer(rtl::BufferId::kInp).log_depth,
+                                       s.buffer(rtl::BufferId::kWgt).log_depth});
+  const double fanout = d.net * 0.25 * std::log2(std::max(1.0, read_blocks));
+  const double f1 = d.bram_clk_to_q + d.net + adder(index_bits) + capture;
+  const double f2 = launch + 4 * level + fanout + d.bram_setup + d.uncertainty;
+  t[int(Stage::kIssue)] = std::max(f1, f2);
 
   // Buffer read: block RAM out, through a read multiplexer when blocks are stacked in depth
   // (a LUT6 selects among 4 inputs), into the operand registers.

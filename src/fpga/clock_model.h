@@ -10,7 +10,8 @@
 namespace tauvta::fpga {
 
 enum class Stage : unsigned char {
-  kBufferRead = 0,  // block RAM out (through its read multiplexer) into the operand registers
+  kIssue = 0,       // micro-op to buffer indices; then the hazard check to the buffers' enables
+  kBufferRead,  // block RAM out (through its read multiplexer) into the operand registers
   kMultiply,        // operand registers to product registers
   kTree,            // the longest registered reduction-tree stage
   kAccumulate,      // the last tree levels, the accumulator add and the reset multiplexer
@@ -22,13 +23,14 @@ const char* stage_name(Stage s);
 
 struct ClockEstimate {
   double stage_ns[kNumStages] = {};
-  Stage critical = Stage::kBufferRead;
+  Stage critical = Stage::kIssue;
   double period_ns = 0;
   double fmax_mhz = 0;
 };
 
-// `max_depth_blocks`: the most block RAMs any buffer stacks in depth (bram_mapping.h).
+// `max_depth_blocks`: the most block RAMs any buffer stacks in depth (bram_mapping.h);
+// `read_blocks`: the block RAMs one read enable drives (input, weight and accumulator buffers).
 ClockEstimate estimate_clock(const rtl::DatapathShape& shape, const Device& device,
-                             int max_depth_blocks);
+                             int max_depth_blocks, double read_blocks);
 
 }  // namespace tauvta::fpga

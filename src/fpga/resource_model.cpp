@@ -68,6 +68,7 @@ ResourceEstimate estimate_resources(const hw::HwConfig& config, const rtl::RtlOp
   e.parts[size_t(Part::kAlu)] = fitted(device.family, FitModule::kAlu, rtl::alu_features(s));
   e.parts[size_t(Part::kControl)] = fitted(device.family, FitModule::kControl, one);
   int max_depth_blocks = 1;
+  double read_blocks = 0;
   for (int b = 0; b < rtl::kNumBuffers; ++b) {
     const rtl::BufferShape& buf = s.buffers[size_t(b)];
     const MemoryMapping m = map_memory(device.family, buf.width, buf.log_depth);
@@ -78,12 +79,15 @@ ResourceEstimate estimate_resources(const hw::HwConfig& config, const rtl::RtlOp
     r.uram *= buf.copies;
     e.parts[size_t(Part::kUop) + size_t(b)] = r;
     max_depth_blocks = std::max(max_depth_blocks, m.depth_blocks);
+    if (b == int(rtl::BufferId::kInp) || b == int(rtl::BufferId::kWgt) || b == int(rtl::BufferId::kAcc)) {
+      read_blocks += 2 * r.bram36;  // 18 Kb blocks, each with its own enable
+    }
   }
   e.parts[size_t(Part::kInfrastructure)] = infrastructure(device, 1 << config.timing.log_bus_width);
   for (const Resources& r : e.parts) e.total += r;
 
   e.target_mhz = config.timing.clock_mhz;
-  e.clock = estimate_clock(s, device, max_depth_blocks);
+  e.clock = estimate_clock(s, device, max_depth_blocks, read_blocks);
   judge(e, device, limits);
   return e;
 }

@@ -118,9 +118,13 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
   v += fmt::format("  wire empty = uop_end_d <= uop_bgn_d || iter_out_d == 0 || iter_in_d == 0;\n");
 
   // Front end: micro-op fetch (F) and address/hazard stage (F1).
-  v += "\n  // F1: the fetched micro-op, its loop offsets and its read phase.\n"
-       "  reg f1_valid;\n"
+  v += "\n  // F1: the fetched micro-op and its loop offsets; its buffer indices are computed here.\n"
+       "  // F2: the indices, registered; the hazard check and the buffer reads (phases) happen here.\n"
+       "  reg f1_valid, f2_valid;\n"
        "  reg [15:0] phase;\n"
+       "  reg [A-1:0] a2, s2;\n"
+       "  reg [I-1:0] x2;\n"
+       "  reg [W-1:0] w2;\n"
        "  reg [A:0] f1_dst_off;\n"
        "  reg [I:0] f1_src_off;\n"
        "  reg [W:0] f1_wgt_off;\n";
@@ -158,14 +162,15 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "    hazard = 1'b0;\n"
        "    for (k = 0; k < TAPS; k = k + 1)\n"
        "      if (pend_v[k] && tap_mask[k] &&\n"
-       "          (pend_a[k] == a_idx[A-1:0] || (is_alu && pend_a[k] == s_idx[A-1:0])))\n"
+       "          (pend_a[k] == a2 || (is_alu && pend_a[k] == s2)))\n"
        "        hazard = 1'b1;\n"
        "  end\n"
-       "  wire stall = f1_valid && phase == 0 && hazard;\n"
-       "  wire f1_go = f1_valid && !stall;\n"
+       "  wire stall = f2_valid && phase == 0 && hazard;\n"
+       "  wire f2_go = f2_valid && !stall;\n"
        "  wire [15:0] last_phase = is_alu ? ALU_PHASES - 1 : 0;\n"
-       "  wire f1_fire = f1_go && phase == last_phase;\n"
-       "  wire f_can = busy && gen_valid && (!f1_valid || f1_fire);\n"
+       "  wire f2_fire = f2_go && phase == last_phase;\n"
+       "  wire f1_move = f1_valid && (!f2_valid || f2_fire);\n"
+       "  wire f_can = busy && gen_valid && (!f1_valid || f1_move);\n"
        "  wire any_pending = |(pend_v & tap_mask);\n\n";
 
   // Sequencing.
@@ -174,6 +179,7 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "      busy <= 1'b0;\n"
        "      gen_valid <= 1'b0;\n"
        "      f1_valid <= 1'b0;\n"
+       "      f2_valid <= 1'b0;\n"
        "      phase <= 0;\n"
        "      pend_v <= 0;\n"
        "    end else if (!busy) begin\n"
@@ -231,17 +237,26 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "        f1_dst_off <= dst_off;\n"
        "        f1_src_off <= src_off;\n"
        "        f1_wgt_off <= wgt_off;\n"
-       "      end else if (f1_fire) begin\n"
+       "      end else if (f1_move) begin\n"
        "        f1_valid <= 1'b0;\n"
        "      end\n"
-       "      if (f1_fire) phase <= 0;\n"
-       "      else if (f1_go) phase <= phase + 1'b1;\n"
-       "      pend_v <= {pend_v[TAPS-2:0], f1_fire};\n"
-       "      if (!gen_valid && !f1_valid && !any_pending && !f_can) busy <= 1'b0;\n"
+       "      if (f1_move) begin\n"
+       "        f2_valid <= 1'b1;\n"
+       "        a2 <= a_idx[A-1:0];\n"
+       "        s2 <= s_idx[A-1:0];\n"
+       "        x2 <= x_idx[I-1:0];\n"
+       "        w2 <= w_idx[W-1:0];\n"
+       "      end else if (f2_fire) begin\n"
+       "        f2_valid <= 1'b0;\n"
+       "      end\n"
+       "      if (f2_fire) phase <= 0;\n"
+       "      else if (f2_go) phase <= phase + 1'b1;\n"
+       "      pend_v <= {pend_v[TAPS-2:0], f2_fire};\n"
+       "      if (!gen_valid && !f1_valid && !f2_valid && !any_pending) busy <= 1'b0;\n"
        "    end\n"
        "  end\n"
        "  always @(posedge clk) begin\n"
-       "    pend_a[0] <= a_idx[A-1:0];\n"
+       "    pend_a[0] <= a2;\n"
        "    for (k = 1; k < TAPS; k = k + 1) pend_a[k] <= pend_a[k-1];\n"
        "  end\n\n";
 
@@ -278,16 +293,16 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
   sram("uop_mem", ub, "host_w && " + host_sel(0), haddr(U), hdata(32),
        "busy ? f_can : host_r && " + host_sel(0), fmt::format("busy ? u[U-1:0] : {}", haddr(U)),
        "uop_rdata");
-  v += "  wire core_rd = f1_go && phase == 0 && !is_alu;\n";
+  v += "  wire core_rd = f2_go && phase == 0 && !is_alu;\n";
   sram("inp_mem", ib, "host_w && " + host_sel(2), haddr(I), hdata(ib.width),
-       "busy ? core_rd : host_r && " + host_sel(2), fmt::format("busy ? x_idx[I-1:0] : {}", haddr(I)),
+       "busy ? core_rd : host_r && " + host_sel(2), fmt::format("busy ? x2 : {}", haddr(I)),
        "inp_rdata");
   sram("wgt_mem", wb, "host_w && " + host_sel(1), haddr(W), hdata(wb.width),
-       "busy ? core_rd : host_r && " + host_sel(1), fmt::format("busy ? w_idx[W-1:0] : {}", haddr(W)),
+       "busy ? core_rd : host_r && " + host_sel(1), fmt::format("busy ? w2 : {}", haddr(W)),
        "wgt_rdata");
   // Accumulator copy 0: GEMM's read, the ALU's destination (and source with one port).
-  v += "  wire acc0_re = f1_go && (phase == 0 || (is_alu && ACC_PORTS == 1 && phase == 1));\n"
-       "  wire [A-1:0] acc0_raddr = (is_alu && phase == 1) ? s_idx[A-1:0] : a_idx[A-1:0];\n";
+  v += "  wire acc0_re = f2_go && (phase == 0 || (is_alu && ACC_PORTS == 1 && phase == 1));\n"
+       "  wire [A-1:0] acc0_raddr = (is_alu && phase == 1) ? s2 : a2;\n";
   sram("acc_mem0", {"acc", ab.width, ab.log_depth, 1}, "acc_we || (host_w && " + host_sel(3) + ")",
        fmt::format("busy ? acc_waddr : {}", haddr(A)),
        fmt::format("busy ? acc_wdata : {}", hdata(ab.width)),
@@ -296,8 +311,8 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
   if (s.acc_read_ports == 2) {
     sram("acc_mem1", {"acc", ab.width, ab.log_depth, 1}, "acc_we || (host_w && " + host_sel(3) + ")",
          fmt::format("busy ? acc_waddr : {}", haddr(A)),
-         fmt::format("busy ? acc_wdata : {}", hdata(ab.width)), "f1_go && phase == 0 && is_alu",
-         "s_idx[A-1:0]", "acc_rdata1");
+         fmt::format("busy ? acc_wdata : {}", hdata(ab.width)), "f2_go && phase == 0 && is_alu",
+         "s2", "acc_rdata1");
   } else {
     v += "  assign acc_rdata1 = acc_rdata0;\n";
   }
@@ -320,8 +335,8 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  reg fire_q, rd_dst_q;\n"
        "  reg [" + std::to_string(ab.width - 1) + ":0] a_hold;\n"
        "  always @(posedge clk) begin\n"
-       "    fire_q <= busy && f1_fire;\n"
-       "    rd_dst_q <= f1_go && phase == 0 && is_alu;\n"
+       "    fire_q <= busy && f2_fire;\n"
+       "    rd_dst_q <= f2_go && phase == 0 && is_alu;\n"
        "    if (rd_dst_q) a_hold <= acc_rdata0;\n"
        "  end\n";
   v += fmt::format("  wire [{}:0] gemm_acc, alu_r;\n", ab.width - 1);
