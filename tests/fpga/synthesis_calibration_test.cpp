@@ -1,0 +1,86 @@
+// The model against the synthesis it was calibrated on (tools/synth/data/grid_<family>.csv, made
+// by yosys synth_xilinx): the block-RAM mapping reproduces yosys's choice for every synthesized
+// buffer exactly, DSPs are exact, and the fitted closed forms stay within 10% (median over
+// resources and held-out points) of yosys on points not used for fitting.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fpga/bram_mapping.h"
+#include "fpga/resource_model.h"
+#include "hw/hw_config.h"
+
+namespace tauvta {
+namespace {
+
+namespace fs = std::filesystem;
+using Row = std::map<std::string, std::string>;
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::vector<Row> read_grid(const std::string& family) {
+  std::ifstream f(fs::path(TAUVTA_SOURCE_DIR) / "tools/synth/data" / ("grid_" + family + ".csv"));
+  std::vector<Row> rows;
+  std::vector<std::string> header;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto fields = split(line);
+    if (header.empty()) {
+      header = fields;
+      continue;
+    }
+    Row r;
+    for (size_t i = 0; i < header.size() && i < fields.size(); ++i) r[header[i]] = fields[i];
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+double num(const Row& r, const std::string& k) { return std::stod(r.at(k)); }
+
+class Calibration : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Calibration, BlockRamMappingIsYosyssExactly) {
+  const fpga::Family family = GetParam() == "xc7" ? fpga::Family::kXc7 : fpga::Family::kXcup;
+  int n = 0;
+  for (const Row& r : read_grid(GetParam())) {
+    if (r.at("module") != "sram") continue;
+    ++n;
+    const int w = int(num(r, "sram_width")), d = int(num(r, "sram_log_depth"));
+    const fpga::MemoryMapping m = fpga::map_memory(family, w, d);
+    const double bram = num(r, "BRAM36") + 0.5 * num(r, "BRAM18");
+    EXPECT_DOUBLE_EQ(m.resources.bram36, bram) << w << " bits x 2^" << d;
+    EXPECT_DOUBLE_EQ(m.resources.uram, num(r, "URAM")) << w << " bits x 2^" << d;
+    EXPECT_NEAR(m.resources.lut, num(r, "LUT"), 0.05 * num(r, "LUT") + 2) << w << " bits x 2^" << d;
+  }
+  EXPECT_GE(n, 60);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fpga, Calibration, ::testing::Values("xc7", "xcup"));
+
+}  // namespace
+}  // namespace tauvta
