@@ -11,7 +11,8 @@ namespace {
 // libraries (share/yosys/xilinx/brams_xc4v.txt, lutrams_xc5v.txt, lutrams_xcu.txt): a RAMB18
 // costs 129, a RAMB36 257, a LUT RAM cell 8 (7-series) or 16 (UltraScale+), and stacking blocks
 // in depth adds a read multiplexer. The calibration's table (tools/synth/data, sram rows) is
-// reproduced by these costs with the multiplexer priced at one unit per bit per row.
+// reproduced by these costs with a block-RAM read multiplexer priced at one unit per bit per
+// row, and a LUT RAM's multiplexer not priced.
 struct Aspect {
   int width, log_depth;
   double blocks;  // in BRAM36 units
@@ -63,7 +64,8 @@ MemoryMapping map_memory(Family family, int width, int log_depth) {
   const double rows = shallow ? 1 : std::max(1.0, std::ceil(depth / 64));
   const double cells = std::ceil(w / (shallow ? l.bits32 : l.bits64)) * rows;
   const double mux = rows > 1 ? w * std::ceil((rows - 1) / 3.0) + rows : 0;
-  const double cost = cells * l.cost_per_cell + mux;
+  // yosys prices a LUT RAM by its cells alone (its read multiplexer is not in the cost).
+  const double cost = cells * l.cost_per_cell;
   if (cost < best_cost) {
     best = MemoryMapping{};
     best.in_luts = true;

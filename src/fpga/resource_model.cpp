@@ -22,15 +22,15 @@ double apply(const FitRow* row, const rtl::CostFeatures& f) {
   return std::max(0.0, v);
 }
 
-Resources fitted(Family family, FitModule module, const rtl::CostFeatures& f) {
+}  // namespace
+
+Resources fitted_module(Family family, FitModule module, const rtl::CostFeatures& f) {
   Resources r;
   r.lut = apply(find_fit(family, module, Resource::kLut), f);
   r.ff = apply(find_fit(family, module, Resource::kFf), f);
   r.dsp = apply(find_fit(family, module, Resource::kDsp), f);
   return r;
 }
-
-}  // namespace
 
 const char* part_name(Part p) {
   switch (p) {
@@ -64,9 +64,9 @@ ResourceEstimate estimate_resources(const hw::HwConfig& config, const rtl::RtlOp
     f[size_t(rtl::CostFeature::kOne)] = 1;
     return f;
   }();
-  e.parts[size_t(Part::kGemm)] = fitted(device.family, FitModule::kGemm, rtl::gemm_features(s));
-  e.parts[size_t(Part::kAlu)] = fitted(device.family, FitModule::kAlu, rtl::alu_features(s));
-  e.parts[size_t(Part::kControl)] = fitted(device.family, FitModule::kControl, one);
+  e.parts[size_t(Part::kGemm)] = fitted_module(device.family, FitModule::kGemm, rtl::gemm_features(s));
+  e.parts[size_t(Part::kAlu)] = fitted_module(device.family, FitModule::kAlu, rtl::alu_features(s));
+  e.parts[size_t(Part::kControl)] = fitted_module(device.family, FitModule::kControl, one);
   int max_depth_blocks = 1;
   double read_blocks = 0;
   for (int b = 0; b < rtl::kNumBuffers; ++b) {

@@ -58,5 +58,7 @@ struct FitRow {
   std::array<double, rtl::kNumCostFeatures> coef;
 };
 const FitRow* find_fit(Family family, FitModule module, Resource resource);
+// LUT, FF and DSP of one fitted module for its cost features.
+Resources fitted_module(Family family, FitModule module, const rtl::CostFeatures& features);
 
 }  // namespace tauvta::fpga

@@ -80,6 +80,37 @@ TEST_P(Calibration, BlockRamMappingIsYosyssExactly) {
   EXPECT_GE(n, 60);
 }
 
+// The closed forms on the held-out points: median relative error over resources and points within
+// 10%, and DSP counts exact for the GEMM core.
+TEST_P(Calibration, ClosedFormsMatchYosysOnHeldOutPoints) {
+  const fpga::Family family = GetParam() == "xc7" ? fpga::Family::kXc7 : fpga::Family::kXcup;
+  std::vector<double> errors;
+  int points = 0;
+  for (const Row& r : read_grid(GetParam())) {
+    const std::string& m = r.at("module");
+    if (r.at("split") != "holdout" || (m != "gemm" && m != "alu")) continue;
+    ++points;
+    rtl::CostFeatures f{};
+    for (int k = 0; k < rtl::kNumCostFeatures; ++k) {
+      f[size_t(k)] = num(r, std::string("f_") + rtl::feature_name(rtl::CostFeature(k)));
+    }
+    const fpga::Resources got = fpga::fitted_module(
+        family, m == "gemm" ? fpga::FitModule::kGemm : fpga::FitModule::kAlu, f);
+    const double want_lut = num(r, "LUT"), want_ff = num(r, "FF"), want_dsp = num(r, "DSP");
+    errors.push_back(std::fabs(got.lut - want_lut) / std::max(1.0, want_lut));
+    errors.push_back(std::fabs(got.ff - want_ff) / std::max(1.0, want_ff));
+    if (m == "gemm") {
+      EXPECT_NEAR(got.dsp, want_dsp, 0.5) << r.at("id");
+    } else if (want_dsp > 0) {
+      errors.push_back(std::fabs(got.dsp - want_dsp) / want_dsp);
+    }
+  }
+  ASSERT_GE(points, 30);
+  std::sort(errors.begin(), errors.end());
+  const double median = errors[errors.size() / 2];
+  EXPECT_LE(median, 0.10) << "median relative error over " << errors.size() << " values";
+}
+
 INSTANTIATE_TEST_SUITE_P(Fpga, Calibration, ::testing::Values("xc7", "xcup"));
 
 }  // namespace
