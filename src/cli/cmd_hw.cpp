@@ -102,6 +102,7 @@ void add_hw_command(CLI::App& app) {
     std::string binding = "auto";
     int tree_levels = 1;
     int acc_ports = 1;
+    int dsp_limit = 0;
     double max_util = 1.0;
     std::string reports;
     bool json = false;
@@ -114,6 +115,9 @@ void add_hw_command(CLI::App& app) {
   res->add_option("--tree-levels", o->tree_levels, "Adder levels per pipeline stage (0: one stage)")
       ->capture_default_str();
   res->add_option("--acc-ports", o->acc_ports, "Accumulator read ports (1 or 2)")->capture_default_str();
+  res->add_option("--dsp-limit", o->dsp_limit,
+                  "At most this many products in DSP slices, the rest in LUTs (0: no limit)")
+      ->capture_default_str();
   res->add_option("--max-utilization", o->max_util,
                   "A design fits when no resource is above this share of the device")
       ->capture_default_str();
@@ -128,6 +132,7 @@ void add_hw_command(CLI::App& app) {
     opts.binding = rtl::parse_binding(o->binding, "--binding");
     opts.tree_levels_per_stage = o->tree_levels;
     opts.acc_read_ports = o->acc_ports;
+    opts.max_dsp_products = o->dsp_limit;
     rtl::validate(opts, "hw resources");
     if (!(o->max_util > 0 && o->max_util <= 1)) {
       throw Error(fmt::format("--max-utilization = {} is out of range (0, 1]", o->max_util));
@@ -144,6 +149,7 @@ void add_hw_command(CLI::App& app) {
                            {{"binding", rtl::binding_name(opts.binding)},
                             {"tree_levels_per_stage", opts.tree_levels_per_stage},
                             {"acc_read_ports", opts.acc_read_ports},
+                            {"max_dsp_products", opts.max_dsp_products},
                             {"max_utilization", o->max_util}}},
                           {"estimates", nlohmann::json::array()}};
     std::string text = fmt::format("config      {}\n", c.name());

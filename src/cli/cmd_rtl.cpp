@@ -23,6 +23,7 @@ void add_rtl_command(CLI::App& app) {
     std::string binding = "auto";
     int tree_levels = 1;
     int acc_ports = 1;
+    int dsp_limit = 0;
     bool force = false;
     bool json = false;
   };
@@ -39,6 +40,9 @@ void add_rtl_command(CLI::App& app) {
   cmd->add_option("--acc-ports", o->acc_ports,
                   "Accumulator read ports: 1 (VTA's HLS, ALU every 2 cycles) or 2")
       ->capture_default_str();
+  cmd->add_option("--dsp-limit", o->dsp_limit,
+                  "At most this many products in DSP slices, the rest in LUTs (0: no limit)")
+      ->capture_default_str();
   cmd->add_flag("--force", o->force, "Overwrite files already in the directory");
   cmd->add_flag("--json", o->json, "Print design.json instead of the summary");
   cmd->callback([o] {
@@ -47,6 +51,7 @@ void add_rtl_command(CLI::App& app) {
     opts.binding = rtl::parse_binding(o->binding, "--binding");
     opts.tree_levels_per_stage = o->tree_levels;
     opts.acc_read_ports = o->acc_ports;
+    opts.max_dsp_products = o->dsp_limit;
     rtl::validate(opts, "rtl");
     const rtl::RtlDesign d = rtl::generate_rtl(c, opts);
     const nlohmann::json info = rtl::design_json(c, opts, d.shape);
@@ -60,7 +65,10 @@ void add_rtl_command(CLI::App& app) {
     std::cout << fmt::format(
         "GEMM core   {} products int{} x int{} in {}, trees of {} levels, {} register stage(s), "
         "latency {}\n",
-        s.products, s.inp_width, s.wgt_width, s.products_in_dsp ? "DSP slices" : "LUTs",
+        s.products, s.inp_width, s.wgt_width,
+        s.dsp_products == s.products ? std::string("DSP slices")
+        : s.dsp_products == 0        ? std::string("LUTs")
+                                     : fmt::format("{} DSP slices, the rest LUTs", s.dsp_products),
         s.tree_levels, s.tree_registers, s.gemm_latency);
     std::cout << fmt::format(
         "ALU         {} lane(s) x {} pass(es), int{}{}, latency {}, a micro-op every {} cycle(s)\n",

@@ -53,12 +53,15 @@ ClockEstimate estimate_clock(const rtl::DatapathShape& s, const Device& device,
 
   // Multipliers: a DSP slice from its A/B registers to its M register (wider than 25x18 takes a
   // cascade); in LUTs a row of partial products then an adder tree of carry chains.
-  if (s.products_in_dsp) {
+  if (s.dsp_products > 0) {
     const int tiles = int(std::ceil(s.inp_width / 25.0) * std::ceil(s.wgt_width / 18.0));
     t[int(Stage::kMultiply)] = launch + d.net + d.dsp_mult + (tiles - 1) * d.dsp_cascade + capture;
-  } else {
+  }
+  if (s.dsp_products < s.products) {
     const int narrow = std::min(s.inp_width, s.wgt_width);
-    t[int(Stage::kMultiply)] = launch + level + ceil_log2(narrow) * adder(s.product_width) + capture;
+    t[int(Stage::kMultiply)] = std::max(
+        t[int(Stage::kMultiply)],
+        launch + level + ceil_log2(narrow) * adder(s.product_width) + capture);
   }
 
   // Reduction tree: the longest registered stage (the last stage is counted in accumulate).

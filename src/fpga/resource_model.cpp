@@ -15,16 +15,16 @@ const FitRow kFitRows[] = {
 #include "fpga/resource_fit.inc"
 };
 
-double apply(const FitRow* row, const rtl::CostFeatures& f) {
+double apply(const FitRow* row, const NetlistFeatures& f) {
   if (row == nullptr) return 0;
   double v = 0;
-  for (int k = 0; k < rtl::kNumCostFeatures; ++k) v += row->coef[size_t(k)] * f[size_t(k)];
+  for (int k = 0; k < kNumNetlistFeatures; ++k) v += row->coef[size_t(k)] * f[size_t(k)];
   return std::max(0.0, v);
 }
 
 }  // namespace
 
-Resources fitted_module(Family family, FitModule module, const rtl::CostFeatures& f) {
+Resources fitted_module(Family family, FitModule module, const NetlistFeatures& f) {
   Resources r;
   r.lut = apply(find_fit(family, module, Resource::kLut), f);
   r.ff = apply(find_fit(family, module, Resource::kFf), f);
@@ -59,13 +59,14 @@ ResourceEstimate estimate_resources(const hw::HwConfig& config, const rtl::RtlOp
                                     const Device& device, const ModelLimits& limits) {
   ResourceEstimate e;
   const rtl::DatapathShape s = rtl::shape_of(config, options);
-  const rtl::CostFeatures one = [] {
-    rtl::CostFeatures f{};
-    f[size_t(rtl::CostFeature::kOne)] = 1;
+  const NetlistFeatures one = [] {
+    NetlistFeatures f{};
+    f[size_t(NetlistFeature::kOne)] = 1;
     return f;
   }();
-  e.parts[size_t(Part::kGemm)] = fitted_module(device.family, FitModule::kGemm, rtl::gemm_features(s));
-  e.parts[size_t(Part::kAlu)] = fitted_module(device.family, FitModule::kAlu, rtl::alu_features(s));
+  e.parts[size_t(Part::kGemm)] =
+      fitted_module(device.family, FitModule::kGemm, gemm_netlist_features(s, device.family));
+  e.parts[size_t(Part::kAlu)] = fitted_module(device.family, FitModule::kAlu, alu_netlist_features(s));
   e.parts[size_t(Part::kControl)] = fitted_module(device.family, FitModule::kControl, one);
   int max_depth_blocks = 1;
   double read_blocks = 0;

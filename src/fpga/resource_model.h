@@ -9,6 +9,7 @@
 
 #include "fpga/clock_model.h"
 #include "fpga/device.h"
+#include "fpga/netlist_features.h"
 #include "fpga/resources.h"
 #include "hw/hw_config.h"
 #include "rtl/datapath_shape.h"
@@ -48,17 +49,18 @@ void judge(ResourceEstimate& e, const Device& device, const ModelLimits& limits 
 // 250 MHz clock (critical stage: multiply)".
 std::string verdict_text(const ResourceEstimate& e, const Device& device);
 
-// The fitted closed forms (tools/synth/fit_resources.py writes resource_fit.inc).
+// The fitted closed forms: coefficients over the netlist features (tools/synth/fit_resources.py
+// writes resource_fit.inc).
 enum class FitModule : unsigned char { kGemm = 0, kAlu, kControl };
 enum class Resource : unsigned char { kLut = 0, kFf, kDsp };
 struct FitRow {
   Family family;
   FitModule module;
   Resource resource;
-  std::array<double, rtl::kNumCostFeatures> coef;
+  std::array<double, kNumNetlistFeatures> coef;
 };
 const FitRow* find_fit(Family family, FitModule module, Resource resource);
-// LUT, FF and DSP of one fitted module for its cost features.
-Resources fitted_module(Family family, FitModule module, const rtl::CostFeatures& features);
+// LUT, FF and DSP of one fitted module for its netlist features.
+Resources fitted_module(Family family, FitModule module, const NetlistFeatures& features);
 
 }  // namespace tauvta::fpga

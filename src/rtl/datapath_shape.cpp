@@ -29,6 +29,10 @@ void validate(const RtlOptions& o, const std::string& source) {
     throw Error(fmt::format("{}: tree_levels_per_stage = {} is out of range [0, 16]", source,
                             o.tree_levels_per_stage));
   }
+  if (o.max_dsp_products < 0 || o.max_dsp_products > (1 << 24)) {
+    throw Error(fmt::format("{}: max_dsp_products = {} is out of range [0, 2^24]", source,
+                            o.max_dsp_products));
+  }
   if (o.acc_read_ports != 1 && o.acc_read_ports != 2) {
     throw Error(fmt::format("{}: acc_read_ports = {} must be 1 or 2", source, o.acc_read_ports));
   }
@@ -63,6 +67,9 @@ DatapathShape shape_of(const hw::HwConfig& c, const RtlOptions& o) {
       s.products_in_dsp = s.inp_width >= 2 && s.wgt_width >= 2 && s.inp_width + s.wgt_width >= 9;
       break;
   }
+  s.dsp_products = !s.products_in_dsp ? 0
+                   : o.max_dsp_products > 0 ? std::min(s.products, o.max_dsp_products)
+                                            : s.products;
   s.tree_levels = ceil_log2(s.block_in);
   s.tree_adders = s.batch * s.block_out * (s.block_in - 1);
   const int per = o.tree_levels_per_stage;
@@ -122,12 +129,10 @@ CostFeatures gemm_features(const DatapathShape& s) {
   auto at = [&](CostFeature k) -> double& { return f[size_t(k)]; };
   const double lanes = double(s.batch) * s.block_out;
   at(CostFeature::kOne) = 1;
-  if (s.products_in_dsp) {
-    at(CostFeature::kDspProducts) = s.products;
-  } else {
-    at(CostFeature::kLutProductBits) = double(s.products) * s.inp_width * s.wgt_width;
-    at(CostFeature::kProductRegBits) = double(s.products) * s.product_width;
-  }
+  const double lut_products = s.products - s.dsp_products;
+  at(CostFeature::kDspProducts) = s.dsp_products;
+  at(CostFeature::kLutProductBits) = lut_products * s.inp_width * s.wgt_width;
+  at(CostFeature::kProductRegBits) = lut_products * s.product_width;
   // The tree exactly as the generator builds it: level widths grow by one bit up to ACC.
   int n = s.block_in, w = s.product_width, level = 0;
   double adder_bits = 0, reg_bits = 0;

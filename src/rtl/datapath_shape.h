@@ -31,6 +31,9 @@ struct RtlOptions {
   // destination and its source one after the other, so the ALU issues every 2 cycles. 2: the
   // buffer is duplicated (array partition / a second BRAM copy) and the ALU issues every cycle.
   int acc_read_ports = 1;
+  // At most this many products in DSP slices (0: no limit); the rest are built in LUTs, as an HLS
+  // ALLOCATION limit would. How a design with more products than the device has DSPs fits.
+  int max_dsp_products = 0;
   friend bool operator==(const RtlOptions&, const RtlOptions&) = default;
 };
 
@@ -55,7 +58,8 @@ struct DatapathShape {
   int inp_width = 8, wgt_width = 8, acc_width = 32, out_width = 8;
   int products = 0;             // BATCH * BLOCK_IN * BLOCK_OUT multipliers
   int product_width = 0;        // bits of one product (inp + wgt, capped at the accumulator's)
-  bool products_in_dsp = false; // after the binding rule
+  bool products_in_dsp = false; // after the binding rule (before the DSP limit)
+  int dsp_products = 0;         // products built in DSP slices (the rest in LUTs)
   int tree_levels = 0;          // ceil(log2 BLOCK_IN) adder levels per output lane
   int tree_adders = 0;          // two-input adders in all trees (BATCH*BLOCK_OUT*(BLOCK_IN-1))
   int tree_levels_per_stage = 0;  // the option, as built

@@ -16,7 +16,10 @@ std::string emit_gemm_core(const DatapathShape& s, const RtlOptions& o) {
       "// accumulate), one micro-op per cycle.\n"
       "// Lanes: inp[b][ic], wgt[oc][ic], acc[b][oc], packed from bit 0 (ISA.md section 1).\n",
       s.batch, s.block_in, s.block_out, s.inp_width, s.wgt_width,
-      s.products_in_dsp ? "DSP slices" : "LUTs", s.tree_levels, s.tree_registers, aw,
+      s.dsp_products == s.products ? "DSP slices"
+      : s.dsp_products == 0        ? "LUTs"
+                                   : fmt::format("{} DSP slices, the rest LUTs", s.dsp_products),
+      s.tree_levels, s.tree_registers, aw,
       s.gemm_latency);
   v += "module tauvta_gemm_core (\n"
        "  input  wire clk,\n"
@@ -49,14 +52,24 @@ std::string emit_gemm_core(const DatapathShape& s, const RtlOptions& o) {
   // Stage 1: every product, registered (a DSP slice's M register, or LUT flip-flops).
   v += fmt::format("  // Stage 1: products{}.\n", s.products_in_dsp ? "" : " (bound to LUTs)");
   v += fmt::format("  wire [{}:0] prod;\n", s.products * pw - 1);
+  // The first DSP_PRODUCTS products go to DSP slices, the rest to LUTs (use_dsp is Vivado's
+  // attribute; yosys follows its own rule, see docs/rtl.md).
+  v += fmt::format("  localparam DSP_PRODUCTS = {};\n", s.dsp_products);
   v += "  generate for (g = 0; g < B*BO; g = g + 1) begin : mul_lane\n"
-       "    for (j = 0; j < BI; j = j + 1) begin : mul\n";
-  v += fmt::format("      {}reg signed [PW-1:0] p;\n",
-                   s.products_in_dsp ? "(* use_dsp = \"yes\" *) " : "(* use_dsp = \"no\" *) ");
-  v += "      always @(posedge clk)\n"
-       "        p <= $signed(inp_r[((g / BO) * BI + j) * IW +: IW]) *\n"
-       "             $signed(wgt_r[((g % BO) * BI + j) * WW +: WW]);\n"
-       "      assign prod[(g * BI + j) * PW +: PW] = p;\n"
+       "    for (j = 0; j < BI; j = j + 1) begin : mul\n"
+       "      if (g * BI + j < DSP_PRODUCTS) begin : dsp\n"
+       "        (* use_dsp = \"yes\" *) reg signed [PW-1:0] p;\n"
+       "        always @(posedge clk)\n"
+       "          p <= $signed(inp_r[((g / BO) * BI + j) * IW +: IW]) *\n"
+       "               $signed(wgt_r[((g % BO) * BI + j) * WW +: WW]);\n"
+       "        assign prod[(g * BI + j) * PW +: PW] = p;\n"
+       "      end else begin : lut\n"
+       "        (* use_dsp = \"no\" *) reg signed [PW-1:0] p;\n"
+       "        always @(posedge clk)\n"
+       "          p <= $signed(inp_r[((g / BO) * BI + j) * IW +: IW]) *\n"
+       "               $signed(wgt_r[((g % BO) * BI + j) * WW +: WW]);\n"
+       "        assign prod[(g * BI + j) * PW +: PW] = p;\n"
+       "      end\n"
        "    end\n"
        "  end endgenerate\n";
   // Control and accumulator operands travel beside the data.
