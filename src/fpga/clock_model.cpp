@@ -93,7 +93,10 @@ ClockEstimate estimate_clock(const rtl::DatapathShape& s, const Device& device,
   const double compare = adder(s.acc_width) + level;
   const double shift = ((log_aw + 1) / 2 + 1) * level;
   double op = std::max({compare, shift, adder(s.acc_width)});
-  const int tiles = int(std::ceil(s.acc_width / 25.0) * std::ceil(s.acc_width / 18.0));
+  // The DSPs yosys builds for an ACC x ACC product truncated to ACC bits: k(k+1)/2 with
+  // k = ceil(ACC/17) (netlist_features.h), summed through the cascade.
+  const int chunks = (s.acc_width + 16) / 17;
+  const int tiles = chunks * (chunks + 1) / 2;
   const double cascade = s.alu_mul ? (tiles - 1) * d.dsp_cascade : 0;
   if (s.alu_passes == 1) {
     if (s.alu_mul) op = std::max(op, d.net + d.dsp_mult);

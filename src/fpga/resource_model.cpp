@@ -118,9 +118,12 @@ std::string verdict_text(const ResourceEstimate& e, const Device& device) {
                          e.target_mhz);
     case Verdict::kOverResource: {
       const double used = get(e.total, e.over), cap = get(device.total, e.over);
-      return fmt::format("does not fit: needs {:.0f}% of the {}'s {} ({:.0f} of {:.0f})",
+      return fmt::format("does not fit: needs {:.0f}% of the {}'s {} ({:.0f} of {:.0f}){}",
                          100 * e.utilization[size_t(e.over)], device.board,
-                         resource_name(e.over), used, cap);
+                         resource_name(e.over), used, cap,
+                         e.over == ResourceKind::kDsp && e.parts[size_t(Part::kGemm)].dsp > 0
+                             ? "; a DSP limit (--dsp-limit) builds the products beyond it in LUTs"
+                             : "");
     }
     case Verdict::kMissesClock:
       return fmt::format(
