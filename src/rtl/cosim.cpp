@@ -93,11 +93,30 @@ fs::path build_cosim(const RtlDesign& design, const CosimToolchain& tools) {
   unity += "#include \"" + tools.harness.string() + "\"\n";
   write_text(work / "unity.cpp", unity);
   const std::string inc = tools.include.string();
+  const std::string flags = fmt::format(
+      "-O0 -g0 -std=c++17 -pthread -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=0 -DVM_TRACE_FST=0 "
+      "-DVM_TRACE_VCD=0 -I'{0}' -I'{0}/vltstd'",
+      inc);
+  // Verilator's headers precompiled once per cache (a third of each model's compile time).
+  const fs::path pch = tools.cache / "pch";
+  if (!fs::exists(pch / "verilated.h.gch")) {
+    const fs::path tmp = tools.cache / fmt::format("pch.tmp{}", ::getpid());
+    fs::remove_all(tmp);
+    fs::create_directories(tmp);
+    write_text(tmp / "verilated.h", "#include \"" + (tools.include / "verilated.h").string() + "\"\n");
+    if (run_logged(fmt::format("'{}' {} -x c++-header '{}' -o '{}'", tools.cxx, flags,
+                               (tmp / "verilated.h").string(), (tmp / "verilated.h.gch").string()),
+                   tmp / "pch.log") == 0) {
+      std::error_code ec;
+      fs::rename(tmp, pch, ec);
+    }
+    fs::remove_all(tmp);  // failed, or another process was first: compile without it
+  }
+  const std::string use_pch =
+      fs::exists(pch / "verilated.h.gch") ? fmt::format("-I'{}' -include verilated.h", pch.string()) : "";
   const std::string compile = fmt::format(
-      "cd '{0}' && '{1}' -O0 -g0 -std=c++17 -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=0 "
-      "-DVM_TRACE_FST=0 -DVM_TRACE_VCD=0 -I'{2}' -I'{2}/vltstd' -Iobj unity.cpp '{3}' "
-      "-pthread -o sim",
-      work.string(), tools.cxx, inc, tools.runtime.string());
+      "cd '{0}' && '{1}' {2} {3} -Iobj unity.cpp '{4}' -o sim", work.string(), tools.cxx, use_pch,
+      flags, tools.runtime.string());
   if (run_logged(compile, log) != 0) {
     throw Error(fmt::format("co-simulation: compiling the Verilated model failed in {}: {}",
                             work.string(), tail(read_text(log), 2000)));

@@ -205,7 +205,7 @@ std::vector<CosimCase> random_cases(int count, uint64_t seed) {
     c.log_batch = uni(0, 1);
     c.log_block_in = uni(0, 4);
     c.log_block_out = uni(0, 4);
-    if (c.log_batch + c.log_block_in + c.log_block_out > 7) continue;
+    if (c.log_batch + c.log_block_in + c.log_block_out > 6) continue;  // up to 64 products
     c.log_inp_width = uni(0, 4);
     c.log_wgt_width = uni(0, 4);
     c.log_acc_width = uni(4, 6);
