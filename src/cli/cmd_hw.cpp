@@ -14,6 +14,7 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/rtl_option_args.h"
 #include "common/error.h"
 #include "fpga/implementation_reports.h"
 #include "fpga/resource_model.h"
@@ -99,10 +100,7 @@ void add_hw_command(CLI::App& app) {
   struct Options {
     std::string config;
     std::string device;
-    std::string binding = "auto";
-    int tree_levels = 1;
-    int acc_ports = 1;
-    int dsp_limit = 0;
+    RtlOptionArgs rtl;
     double max_util = 1.0;
     std::string reports;
     bool json = false;
@@ -111,13 +109,6 @@ void add_hw_command(CLI::App& app) {
   res->add_option("CONFIG", o->config, "vta_config.json-style file or VTA name (default: Pynq)");
   res->add_option("--device", o->device,
                   "pynq-z1, ultra96, zcu104 or all (default: the config's TARGET board)");
-  res->add_option("--binding", o->binding, "GEMM products: auto, dsp or lut")->capture_default_str();
-  res->add_option("--tree-levels", o->tree_levels, "Adder levels per pipeline stage (0: one stage)")
-      ->capture_default_str();
-  res->add_option("--acc-ports", o->acc_ports, "Accumulator read ports (1 or 2)")->capture_default_str();
-  res->add_option("--dsp-limit", o->dsp_limit,
-                  "At most this many products in DSP slices, the rest in LUTs (0: no limit)")
-      ->capture_default_str();
   res->add_option("--max-utilization", o->max_util,
                   "A design fits when no resource is above this share of the device")
       ->capture_default_str();
@@ -126,14 +117,10 @@ void add_hw_command(CLI::App& app) {
                   "others the model corrected by what the reports teach (3 or more)");
   res->add_flag("--json", o->json, "Print JSON (config, options and every figure)");
   add_reports_command(hw);
+  add_rtl_option_args(res, o->rtl);
   res->callback([o] {
     const hw::HwConfig c = load_config(o->config);
-    rtl::RtlOptions opts;
-    opts.binding = rtl::parse_binding(o->binding, "--binding");
-    opts.tree_levels_per_stage = o->tree_levels;
-    opts.acc_read_ports = o->acc_ports;
-    opts.max_dsp_products = o->dsp_limit;
-    rtl::validate(opts, "hw resources");
+    const rtl::RtlOptions opts = resolve_rtl_options(o->rtl, "hw resources");
     if (!(o->max_util > 0 && o->max_util <= 1)) {
       throw Error(fmt::format("--max-utilization = {} is out of range (0, 1]", o->max_util));
     }

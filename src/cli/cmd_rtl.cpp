@@ -9,6 +9,7 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/rtl_option_args.h"
 #include "rtl/rtl_generator.h"
 
 namespace tauvta::cli {
@@ -20,10 +21,7 @@ void add_rtl_command(CLI::App& app) {
   struct Options {
     std::string config;
     std::string out;
-    std::string binding = "auto";
-    int tree_levels = 1;
-    int acc_ports = 1;
-    int dsp_limit = 0;
+    RtlOptionArgs rtl;
     bool force = false;
     bool json = false;
   };
@@ -31,28 +29,12 @@ void add_rtl_command(CLI::App& app) {
   cmd->add_option("CONFIG", o->config, "vta_config.json-style file or VTA name (default: Pynq)");
   cmd->add_option("-o,--out", o->out, "Directory to write the Verilog and design.json into")
       ->required();
-  cmd->add_option("--binding", o->binding,
-                  "Where GEMM products go: auto (yosys's rule), dsp or lut")
-      ->capture_default_str();
-  cmd->add_option("--tree-levels", o->tree_levels,
-                  "Adder levels between pipeline registers in the reduction tree (0: one stage)")
-      ->capture_default_str();
-  cmd->add_option("--acc-ports", o->acc_ports,
-                  "Accumulator read ports: 1 (VTA's HLS, ALU every 2 cycles) or 2")
-      ->capture_default_str();
-  cmd->add_option("--dsp-limit", o->dsp_limit,
-                  "At most this many products in DSP slices, the rest in LUTs (0: no limit)")
-      ->capture_default_str();
   cmd->add_flag("--force", o->force, "Overwrite files already in the directory");
   cmd->add_flag("--json", o->json, "Print design.json instead of the summary");
+  add_rtl_option_args(cmd, o->rtl);
   cmd->callback([o] {
     const hw::HwConfig c = load_config(o->config);
-    rtl::RtlOptions opts;
-    opts.binding = rtl::parse_binding(o->binding, "--binding");
-    opts.tree_levels_per_stage = o->tree_levels;
-    opts.acc_read_ports = o->acc_ports;
-    opts.max_dsp_products = o->dsp_limit;
-    rtl::validate(opts, "rtl");
+    const rtl::RtlOptions opts = resolve_rtl_options(o->rtl, "rtl");
     const rtl::RtlDesign d = rtl::generate_rtl(c, opts);
     const nlohmann::json info = rtl::design_json(c, opts, d.shape);
     const auto written = rtl::write_rtl(d, info, o->out, o->force);

@@ -19,16 +19,7 @@ const char* resource_name(ResourceKind k) {
   return "?";
 }
 
-double get(const Resources& r, ResourceKind k) {
-  switch (k) {
-    case ResourceKind::kLut: return r.lut;
-    case ResourceKind::kFf: return r.ff;
-    case ResourceKind::kDsp: return r.dsp;
-    case ResourceKind::kBram: return r.bram36;
-    case ResourceKind::kUram: return r.uram;
-  }
-  return 0;
-}
+double get(const Resources& r, ResourceKind k) { return get(const_cast<Resources&>(r), k); }
 
 double& get(Resources& r, ResourceKind k) {
   switch (k) {
