@@ -68,7 +68,6 @@ MemoryMapping map_memory(Family family, int width, int log_depth) {
   const double cost = cells * l.cost_per_cell;
   if (cost < best_cost) {
     best = MemoryMapping{};
-    best.in_luts = true;
     best.resources.lut = cells * l.luts_per_cell + mux;
     best.resources.ff = w;  // the registered read port
   }

@@ -12,7 +12,6 @@ namespace tauvta::fpga {
 struct MemoryMapping {
   Resources resources;   // LUTs (distributed RAM and read multiplexers), FFs, BRAM36 (18 Kb = 0.5)
   int depth_blocks = 0;  // block RAMs stacked in depth (read multiplexer inputs); 0 for LUT RAM
-  bool in_luts = false;
 };
 
 MemoryMapping map_memory(Family family, int width, int log_depth);

@@ -73,9 +73,7 @@ ClockEstimate estimate_clock(const rtl::DatapathShape& s, const Device& device,
     ++level_no;
     w = std::min(w + 1, s.acc_width);
     stage += adder(w);
-    const bool registered = s.tree_levels_per_stage > 0 &&
-                            level_no % s.tree_levels_per_stage == 0 && level_no < s.tree_levels;
-    if (registered) {
+    if (s.tree_level_registered(level_no)) {
       widest_stage = std::max(widest_stage, stage);
       stage = 0;
     }

@@ -55,7 +55,7 @@ NetlistFeatures gemm_netlist_features(const rtl::DatapathShape& s, Family family
   NetlistFeatures f{};
   auto at = [&](NetlistFeature k) -> double& { return f[size_t(k)]; };
   const double lanes = double(s.batch) * s.block_out;
-  const int pw = s.product_width, aw = s.acc_width, per = s.tree_levels_per_stage;
+  const int pw = s.product_width, aw = s.acc_width;
   const double in_dsp = s.dsp_products, in_lut = s.products - s.dsp_products;
   // On 7-series yosys packs each product's operand registers, its M register, the first tree
   // level's adder (the post-adder) and its register, and for BLOCK_IN 1 the accumulate, into the
@@ -78,7 +78,7 @@ NetlistFeatures gemm_netlist_features(const rtl::DatapathShape& s, Family family
   for (int level = 1; level <= s.tree_levels; ++level) {
     const int pairs = n / 2, next = (n + 1) / 2;
     w = std::min(w + 1, aw);
-    const bool reg = per > 0 && level % per == 0 && level < s.tree_levels;
+    const bool reg = s.tree_level_registered(level);
     const bool in_post_adder = absorb && level == 1;
     if (!in_post_adder) adds += pairs;
     if (reg) {

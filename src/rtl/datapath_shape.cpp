@@ -77,8 +77,6 @@ DatapathShape shape_of(const hw::HwConfig& c, const RtlOptions& o) {
   // Registers after every `per` levels and never after the last level: the final accumulate
   // stage registers the tree's result together with the accumulator add.
   s.tree_registers = per == 0 || s.tree_levels == 0 ? 0 : (s.tree_levels - 1) / per;
-  s.tree_max_levels_per_stage =
-      per == 0 ? s.tree_levels : std::min(per, s.tree_levels);
   s.dot_width = std::min(s.product_width + s.tree_levels, s.acc_width);
   // Operands registered, products registered, the registered tree levels, then
   // accumulate-and-register.
@@ -136,13 +134,12 @@ CostFeatures gemm_features(const DatapathShape& s) {
   // The tree exactly as the generator builds it: level widths grow by one bit up to ACC.
   int n = s.block_in, w = s.product_width, level = 0;
   double adder_bits = 0, reg_bits = 0;
-  const int per_stage = s.tree_levels_per_stage;
   while (n > 1) {
     ++level;
     const int pairs = n / 2, next = (n + 1) / 2;
     w = std::min(w + 1, s.acc_width);
     adder_bits += lanes * pairs * w;
-    if (per_stage > 0 && level % per_stage == 0 && level < s.tree_levels) reg_bits += lanes * next * w;
+    if (s.tree_level_registered(level)) reg_bits += lanes * next * w;
     n = next;
   }
   at(CostFeature::kTreeAdderBits) = adder_bits;

@@ -64,7 +64,6 @@ struct DatapathShape {
   int tree_adders = 0;          // two-input adders in all trees (BATCH*BLOCK_OUT*(BLOCK_IN-1))
   int tree_levels_per_stage = 0;  // the option, as built
   int tree_registers = 0;       // registered tree levels
-  int tree_max_levels_per_stage = 0;  // adder levels in the longest tree stage
   int dot_width = 0;            // tree result bits (capped at the accumulator width)
   int gemm_latency = 0;         // cycles from operands in to results out
   // Tensor ALU.
@@ -77,6 +76,11 @@ struct DatapathShape {
   int acc_read_ports = 1;
   std::array<BufferShape, kNumBuffers> buffers{};
   const BufferShape& buffer(BufferId id) const { return buffers[size_t(id)]; }
+  // Whether adder level `level` (1-based) of the reduction tree ends in a pipeline register:
+  // every tree_levels_per_stage levels, never the last (the accumulate stage registers it).
+  bool tree_level_registered(int level) const {
+    return tree_levels_per_stage > 0 && level % tree_levels_per_stage == 0 && level < tree_levels;
+  }
 };
 
 // The shape the generator builds for `config` and `options` (validated by the caller).

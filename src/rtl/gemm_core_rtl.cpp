@@ -6,7 +6,7 @@
 
 namespace tauvta::rtl {
 
-std::string emit_gemm_core(const DatapathShape& s, const RtlOptions& o) {
+std::string emit_gemm_core(const DatapathShape& s) {
   const int lanes = s.batch * s.block_out;  // output lanes, one tree each
   const int pw = s.product_width, aw = s.acc_width;
   std::string v;
@@ -97,8 +97,7 @@ std::string emit_gemm_core(const DatapathShape& s, const RtlOptions& o) {
   std::string prev = "prod";
   for (int level = 1; level <= s.tree_levels; ++level) {
     const int n = (n_prev + 1) / 2, w = std::min(w_prev + 1, aw);
-    const bool reg = o.tree_levels_per_stage > 0 && level % o.tree_levels_per_stage == 0 &&
-                     level < s.tree_levels;
+    const bool reg = s.tree_level_registered(level);
     const std::string name = fmt::format("sum{}", level);
     v += fmt::format("  // Tree level {}: {} sums of {} bits{}.\n", level, n, w,
                      reg ? ", registered" : "");

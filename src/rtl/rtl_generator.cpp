@@ -21,7 +21,7 @@ RtlDesign generate_rtl(const hw::HwConfig& config, const RtlOptions& options) {
       config.name(), binding_name(options.binding), options.tree_levels_per_stage,
       options.acc_read_ports);
   d.files.push_back({"tauvta_sram.v", header + emit_sram()});
-  d.files.push_back({"tauvta_gemm_core.v", header + emit_gemm_core(d.shape, options)});
+  d.files.push_back({"tauvta_gemm_core.v", header + emit_gemm_core(d.shape)});
   d.files.push_back({"tauvta_alu.v", header + emit_alu(d.shape)});
   d.files.push_back({"tauvta_compute.v", header + emit_compute(config, d.shape)});
   return d;

@@ -9,7 +9,7 @@
 
 namespace tauvta::rtl {
 
-std::string emit_gemm_core(const DatapathShape& shape, const RtlOptions& options);
+std::string emit_gemm_core(const DatapathShape& shape);
 std::string emit_alu(const DatapathShape& shape);
 std::string emit_sram();
 std::string emit_compute(const hw::HwConfig& config, const DatapathShape& shape);
