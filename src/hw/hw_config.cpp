@@ -113,6 +113,11 @@ void parse_timing(const json& t, const std::string& source, TimingParams& out) {
         throw Error(fmt::format("{}: {} must be true or false, got {}", source, path, value.dump()));
       }
       out.alu_mul = value.get<bool>();
+    } else if (key == "DATAFLOW") {
+      if (!value.is_boolean()) {
+        throw Error(fmt::format("{}: {} must be true or false, got {}", source, path, value.dump()));
+      }
+      out.dataflow = value.get<bool>();
     } else {
       throw Error(fmt::format("{}: unknown key {}", source, path));
     }
@@ -334,6 +339,7 @@ json HwConfig::to_json() const {
   t["CLOCK_MHZ"] = timing.clock_mhz;
   t["DRAM_BANDWIDTH_GBPS"] = timing.dram_bandwidth_gbps;
   t["ALU_MUL"] = timing.alu_mul;
+  t["DATAFLOW"] = timing.dataflow;
   for (const TimingIntKey& k : timing_int_keys()) t[k.name] = timing.*(k.field);
   j["TIMING"] = t;
   j["NAME"] = name();
@@ -346,7 +352,7 @@ bool operator==(const TimingParams& a, const TimingParams& b) {
     if (a.*(k.field) != b.*(k.field)) return false;
   }
   return a.clock_mhz == b.clock_mhz && a.dram_bandwidth_gbps == b.dram_bandwidth_gbps &&
-         a.alu_mul == b.alu_mul;
+         a.alu_mul == b.alu_mul && a.dataflow == b.dataflow;
 }
 
 bool operator==(const HwConfig& a, const HwConfig& b) {

@@ -37,6 +37,9 @@ struct TimingParams {
   int alu_pipeline_depth = 4;        // ALU fill/drain cycles per instruction
   int insn_overhead_cycles = 1;      // cycles every instruction spends being issued in its module
   bool alu_mul = true;               // MUL micro-op (an extension: the HLS hardware lacks it)
+  // Task-level pipelining of load, compute and store (HLS DATAFLOW; VTA's decoupled design).
+  // false: one module runs at a time, each instruction starting after the previous one ended.
+  bool dataflow = true;
 };
 
 struct HwConfig {

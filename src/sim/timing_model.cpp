@@ -157,6 +157,10 @@ void TimingModel::schedule(std::span<const Insn> program,
   uint64_t last_fetch = 0;
   memory_.clear();
   size_t done = 0;
+  // Without task-level pipelining (TIMING.DATAFLOW false) an instruction starts only once the
+  // previous one, in any module, has executed.
+  const bool serial = !config_.timing.dataflow;
+  uint64_t serial_end = 0;
 
   // Resolves the token pushes of a module that has executed; false if a queue is still full.
   auto try_push = [&](ModuleState& ms, int m) {
@@ -249,7 +253,7 @@ void TimingModel::schedule(std::span<const Insn> program,
       if (ms.pushing || ms.next >= ms.size || ms.dequeued <= ms.next) continue;
       const uint64_t deq = deq_time_[m][ms.next];
       const uint32_t i = (*ms.queue)[ms.next];
-      uint64_t start = deq;
+      uint64_t start = serial ? std::max(deq, serial_end) : deq;
       bool ready = true;
       for (int q : plan_[i].pops) {
         if (q < 0) continue;
@@ -354,6 +358,7 @@ void TimingModel::schedule(std::span<const Insn> program,
     report.alu_uops += k.alu_uops;
     ms.current = i;
     ms.exec_end = end;
+    if (serial) serial_end = end;
     ms.pushing = true;
     try_push(ms, best);
   }

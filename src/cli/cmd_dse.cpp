@@ -1,0 +1,198 @@
+// tauvta dse [MODEL | --workload SPEC] --device D --precisions 8,4,2,1 --strategy S --out DIR:
+// hardware design-space exploration. Per precision: the raw and pruned space sizes, a progress
+// line, then an end table of the best design per precision; DIR holds every evaluated design
+// (CSV, and the JSON-lines cache the same command resumes from), the best design's
+// vta_config.json and tuning log, importance, Pareto fronts and convergence (dse/dse_report.h).
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_io.h"
+#include "cli/commands.h"
+#include "cli/model_args.h"
+#include "cli/progress.h"
+#include "common/error.h"
+#include "dse/dse_report.h"
+#include "dse/explorer.h"
+#include "fpga/device.h"
+
+namespace tauvta::cli {
+namespace {
+
+struct DseArgs {
+  ModelArgs model;
+  std::string workload;
+  std::string device = "pynq-z1";
+  std::string precisions = "8,4,2,1";
+  dse::StrategyOptions strategy;
+  int threads = 0;
+  std::string out;
+  bool verify = false;
+};
+
+std::vector<int> parse_precisions(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item == "1" || item == "2" || item == "4" || item == "8") {
+      out.push_back(std::stoi(item));
+    } else {
+      throw Error(fmt::format("--precisions: '{}' is not one of 1, 2, 4, 8", item));
+    }
+  }
+  if (out.empty()) throw Error("--precisions: no precision given");
+  return out;
+}
+
+// The board's memory side: --config, else the device's preset.
+hw::HwConfig board_config(const DseArgs& a, const fpga::Device& d) {
+  if (!a.model.config.empty()) return load_config(a.model.config);
+  if (std::string(d.name) == "pynq-z1") return hw::HwConfig{};
+  return hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/" + d.name + ".json");
+}
+
+void run_dse(const DseArgs& a) {
+  if (a.out.empty()) throw Error("dse: --out DIR is required");
+  if (a.model.model.empty() == a.workload.empty()) throw Error("dse: give a model or --workload SPEC (one of them)");
+  const fpga::Device& device = fpga::find_device(a.device);
+  const std::vector<int> precisions = parse_precisions(a.precisions);
+  std::unique_ptr<dse::DseWorkload> workload;
+  if (!a.workload.empty()) {
+    workload = std::make_unique<dse::DseWorkload>(a.workload);
+  } else {
+    workload = std::make_unique<dse::DseWorkload>(a.model.model, load_options(a.model, true));
+  }
+  dse::EvaluatorOptions eo;
+  eo.board = board_config(a, device);
+  eo.seed = a.strategy.seed;
+  eo.log_dir = std::filesystem::path(a.out) / "tuning";
+  eo.verify_best = a.verify;
+  dse::ResultCache cache(std::filesystem::path(a.out) / "evaluations.jsonl");
+  if (!cache.repair_note().empty()) std::cerr << "note: " << cache.repair_note() << "\n";
+  if (cache.size() > 0) std::cerr << fmt::format("resuming: {} evaluations in {}\n", cache.size(), cache.path().string());
+  dse::Evaluator evaluator(*workload, eo, &cache);
+
+  nlohmann::json options = {{"workload", workload->label()},
+                            {"workload_id", workload->id()},
+                            {"device", device.name},
+                            {"precisions", precisions},
+                            {"strategy", a.strategy.kind},
+                            {"budget", a.strategy.budget},
+                            {"seed", a.strategy.seed},
+                            {"finalists", a.strategy.finalists},
+                            {"candidates", a.strategy.candidates},
+                            {"overlays", a.strategy.overlays},
+                            {"sprint", a.strategy.sprint},
+                            {"initial", a.strategy.initial},
+                            {"tuner", eo.tuner},
+                            {"board", eo.board.to_json()}};
+  std::vector<std::unique_ptr<dse::DesignSpace>> spaces;
+  std::vector<const dse::DesignSpace*> space_ptrs;
+  std::vector<dse::PrecisionResult> results;
+  for (int p : precisions) {
+    dse::SpaceOptions so;
+    so.precision = p;
+    so.device = &device;
+    so.workload_batch = int(workload->batch());
+    spaces.push_back(std::make_unique<dse::DesignSpace>(so));
+    const dse::DesignSpace& space = *spaces.back();
+    space_ptrs.push_back(&space);
+    dse::ExploreOptions xo;
+    xo.strategy = a.strategy;
+    xo.threads = a.threads;
+    int64_t step = 0;
+    xo.progress = [&](const dse::ExploreProgress& q) {
+      show_progress(fmt::format("W{}A{} {}: {} designs evaluated of {} pruned, {} feasible, best {:.2f} GOPS, "
+                                "{:.0f} designs/s",
+                                p, p, a.strategy.kind, q.evaluated, q.pruned, q.feasible, q.best_gops,
+                                q.designs_per_second),
+                    ++step, false, 50);
+    };
+    std::cerr << fmt::format("W{}A{} on {}: raw space {:.3g} designs\n", p, p, device.board, space.raw_size());
+    results.push_back(dse::explore(space, evaluator, xo));
+    const dse::PrecisionResult& r = results.back();
+    show_progress(fmt::format("W{}A{} {}: {} designs evaluated ({} pruned), {} feasible, {:.1f} s", p, p,
+                              a.strategy.kind, r.evaluations.size(), r.pruned_size, r.feasible(), r.wall_seconds),
+                  ++step, true);
+  }
+  dse::write_outputs(a.out, results, space_ptrs, evaluator, options);
+
+  std::cout << fmt::format("{} on {} ({}), strategy {}\n\n", workload->label(), device.board, device.part,
+                           a.strategy.kind);
+  std::cout << fmt::format("{:<6} {:>10} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}\n", "prec",
+                           "raw", "pruned", "evaluated", "feasible", "best design", "MHz", "LUT", "DSP", "BRAM",
+                           "GOPS", "ms");
+  for (size_t i = 0; i < results.size(); ++i) {
+    const dse::PrecisionResult& r = results[i];
+    std::string name = "-", mhz = "-", lut = "-", dsp = "-", bram = "-", gops = "-", ms = "-";
+    if (r.best) {
+      const dse::Evaluation& b = r.evaluations[*r.best];
+      name = b.config.name();
+      mhz = fmt::format("{:.0f}", b.clock_mhz);
+      lut = fmt::format("{:.0f}", b.resources.lut);
+      dsp = fmt::format("{:.0f}", b.resources.dsp);
+      bram = fmt::format("{:.1f}", b.resources.bram36);
+      gops = fmt::format("{:.2f}", b.gops);
+      ms = fmt::format("{:.3f}", b.latency_ms);
+    }
+    std::cout << fmt::format("W{}A{:<3} {:>10.3g} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}\n",
+                             r.precision, r.precision, r.raw_size, r.pruned_size, r.evaluations.size(), r.feasible(),
+                             name, mhz, lut, dsp, bram, gops, ms);
+  }
+  for (const dse::PrecisionResult& r : results) {
+    if (r.importance.targets.empty()) continue;
+    std::cout << fmt::format("\nW{}A{} feature importance (held-out: share within 10%, median error)\n", r.precision,
+                             r.precision);
+    for (const dse::TargetReport& t : r.importance.targets) {
+      std::string top;
+      for (size_t k = 0; k < t.importance.size() && k < 4; ++k) {
+        if (t.importance[k].second <= 0) break;
+        top += fmt::format("{}{} {:.2f}", k ? ", " : "", t.importance[k].first, t.importance[k].second);
+      }
+      std::cout << fmt::format("  {:<5} {:>5.0f}% {:>6.1f}%  {}\n", dse::target_name(t.target), 100 * t.within10,
+                               100 * t.median_error, top);
+    }
+  }
+  std::cout << fmt::format("\nwrote {}/designs.csv, summary.json, importance.csv, pareto.csv, convergence.csv, best/\n",
+                           a.out);
+}
+
+void add_dse(CLI::App& app) {
+  auto a = std::make_shared<DseArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "dse", "hardware design-space exploration across precisions: the best design and schedules for a model or "
+             "workload on an FPGA (docs/dse.md)");
+  add_model_args(cmd, a->model, false);
+  cmd->add_option("--workload", a->workload, "one operator instead of a model, e.g. conv2d,ci=256,h=14,w=14,co=256,k=3,s=1,p=0");
+  cmd->add_option("--device", a->device, "pynq-z1, ultra96 or zcu104")->capture_default_str();
+  cmd->add_option("--precisions", a->precisions, "input and weight bits to explore, comma-separated")
+      ->capture_default_str();
+  cmd->add_option("--strategy", a->strategy.kind, std::string("search: ") + dse::strategy_kinds())
+      ->capture_default_str();
+  cmd->add_option("--budget", a->strategy.budget,
+                  "tuner trials per task for tuned designs (halving: the winner's total); 0 screens only")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->strategy.seed, "seed of every random choice")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "designs evaluated in parallel (0: every core)")->capture_default_str();
+  cmd->add_option("--finalists", a->strategy.finalists, "exhaustive: best screened designs tuned")->capture_default_str();
+  cmd->add_option("--candidates", a->strategy.candidates, "halving: designs in the first round")->capture_default_str();
+  cmd->add_option("--overlays", a->strategy.overlays, "tau, vta: tuned designs at most")->capture_default_str();
+  cmd->add_option("--sprint", a->strategy.sprint, "tau: overlays per sprint; vta: designs per batch")
+      ->capture_default_str();
+  cmd->add_option("--initial", a->strategy.initial, "tau: screened random designs the models start from")
+      ->capture_default_str();
+  cmd->add_flag("--verify", a->verify, "run every tuned task's best schedule functionally against the integer reference");
+  cmd->add_option("--out", a->out, "output directory (the same command resumes from it)")->required();
+  cmd->callback([a] { run_dse(*a); });
+}
+
+const CommandRegistrar reg("dse", add_dse);
+
+}  // namespace
+}  // namespace tauvta::cli

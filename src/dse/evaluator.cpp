@@ -1,0 +1,247 @@
+#include "dse/evaluator.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "lower/conv_plan.h"
+#include "lower/program.h"
+#include "tune/trial_log.h"
+#include "tune/tuner.h"
+
+namespace tauvta::dse {
+
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// FNV-1a of a string, for log file names.
+uint64_t hash64(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+void fill_resources(Evaluation& e, const fpga::ResourceEstimate& r, const fpga::Device& device) {
+  e.resources = r.total;
+  e.fmax_mhz = r.clock.fmax_mhz;
+  e.critical_stage = fpga::stage_name(r.clock.critical);
+  e.feasible = r.feasible();
+  e.reason = fpga::verdict_text(r, device);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Evaluation& e) {
+  nlohmann::json j;
+  j["key"] = e.key;
+  j["precision"] = e.precision;
+  j["design"] = std::vector<int>(e.design.begin(), e.design.end());
+  j["budget"] = e.budget;
+  j["feasible"] = e.feasible;
+  j["reason"] = e.reason;
+  j["resources"] = {{"lut", e.resources.lut}, {"ff", e.resources.ff}, {"dsp", e.resources.dsp},
+                    {"bram36", e.resources.bram36}, {"uram", e.resources.uram}};
+  j["fmax_mhz"] = e.fmax_mhz;
+  j["clock_mhz"] = e.clock_mhz;
+  j["peak_gops"] = e.peak_gops;
+  j["critical_stage"] = e.critical_stage;
+  j["cycles"] = e.cycles;
+  j["macs"] = e.macs;
+  j["gops"] = e.gops;
+  j["latency_ms"] = e.latency_ms;
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const TaskTime& t : e.tasks) {
+    tasks.push_back({{"name", t.name}, {"layers", t.layers}, {"cycles", t.cycles}, {"macs", t.macs},
+                     {"schedule", t.schedule.to_string()}, {"tuned", t.tuned}});
+  }
+  j["tasks"] = tasks;
+  j["config"] = e.config.to_json();
+  j["rtl"] = {{"binding", rtl::binding_name(e.rtl.binding)}, {"tree_levels_per_stage", e.rtl.tree_levels_per_stage},
+              {"acc_read_ports", e.rtl.acc_read_ports}, {"max_dsp_products", e.rtl.max_dsp_products}};
+  j["wall_seconds"] = e.wall_seconds;
+  return j;
+}
+
+Evaluation evaluation_from_json(const nlohmann::json& j) {
+  Evaluation e;
+  e.key = j.at("key").get<std::string>();
+  e.precision = j.at("precision").get<int>();
+  const auto d = j.at("design").get<std::vector<int>>();
+  if (d.size() != e.design.size()) throw Error("cached evaluation: design has the wrong number of knobs");
+  for (size_t i = 0; i < d.size(); ++i) e.design[i] = uint8_t(d[i]);
+  e.budget = j.at("budget").get<int64_t>();
+  e.feasible = j.at("feasible").get<bool>();
+  e.reason = j.at("reason").get<std::string>();
+  const auto& r = j.at("resources");
+  e.resources = {r.at("lut").get<double>(), r.at("ff").get<double>(), r.at("dsp").get<double>(),
+                 r.at("bram36").get<double>(), r.at("uram").get<double>()};
+  e.fmax_mhz = j.at("fmax_mhz").get<double>();
+  e.clock_mhz = j.at("clock_mhz").get<double>();
+  e.peak_gops = j.at("peak_gops").get<double>();
+  e.critical_stage = j.at("critical_stage").get<std::string>();
+  e.cycles = j.at("cycles").get<uint64_t>();
+  e.macs = j.at("macs").get<uint64_t>();
+  e.gops = j.at("gops").get<double>();
+  e.latency_ms = j.at("latency_ms").get<double>();
+  for (const auto& t : j.at("tasks")) {
+    TaskTime x;
+    x.name = t.at("name").get<std::string>();
+    x.layers = t.at("layers").get<int64_t>();
+    x.cycles = t.at("cycles").get<uint64_t>();
+    x.macs = t.at("macs").get<uint64_t>();
+    x.schedule = lower::Schedule::parse(t.at("schedule").get<std::string>());
+    x.tuned = t.at("tuned").get<bool>();
+    e.tasks.push_back(std::move(x));
+  }
+  e.config = hw::HwConfig::from_json(j.at("config"), "cached evaluation");
+  const auto& o = j.at("rtl");
+  e.rtl.binding = rtl::parse_binding(o.at("binding").get<std::string>(), "cached evaluation");
+  e.rtl.tree_levels_per_stage = o.at("tree_levels_per_stage").get<int>();
+  e.rtl.acc_read_ports = o.at("acc_read_ports").get<int>();
+  e.rtl.max_dsp_products = o.at("max_dsp_products").get<int>();
+  e.wall_seconds = j.at("wall_seconds").get<double>();
+  e.cached = true;
+  return e;
+}
+
+Evaluator::Evaluator(DseWorkload& workload, const EvaluatorOptions& options, ResultCache* cache)
+    : workload_(workload), options_(options), cache_(cache) {
+  settings_ = fmt::format("tuner={},seed={},board={}", options.tuner, options.seed,
+                          hash64(options.board.to_json().dump()));
+}
+
+std::filesystem::path Evaluator::log_path(const MappedDesign& m) const {
+  if (options_.log_dir.empty()) return {};
+  return options_.log_dir / fmt::format("{}_{:016x}.jsonl", m.config.name(),
+                                        hash64(timing_key(m) + "|" + workload_.id() + "|" + settings_));
+}
+
+Evaluation Evaluator::cost_only(const DesignSpace& space, const Design& d) const {
+  Evaluation e;
+  e.key = space.key(d);
+  e.precision = space.precision();
+  e.design = d;
+  const MappedDesign m = map_design(space, d, options_.board);
+  e.config = m.config;
+  e.rtl = m.rtl;
+  e.clock_mhz = m.config.timing.clock_mhz;
+  e.peak_gops = m.config.peak_gops();
+  fill_resources(e, design_resources(m, space.device()), space.device());
+  return e;
+}
+
+std::vector<TaskTime> Evaluator::time_tasks(const MappedDesign& m, const std::vector<WorkloadTask>& tasks,
+                                            int64_t budget) {
+  const hw::HwConfig& c = m.config;
+  std::vector<TaskTime> out;
+  if (budget <= 0) {
+    lower::ProgramTimer timer(c);
+    for (const WorkloadTask& wt : tasks) {
+      TaskTime t;
+      t.name = wt.task.name;
+      t.layers = wt.layers;
+      t.macs = wt.task.macs();
+      try {
+        t.schedule = lower::default_schedule(c, wt.task.workload(), wt.task.needs);
+        t.cycles = timer.time(lower::lower_conv_program(c, wt.task.spec, t.schedule)).cycles;
+      } catch (const Error& e) {
+        throw Error(fmt::format("{}: {}", wt.task.name, e.what()));
+      }
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+  tune::TuneOptions o;
+  o.searcher.kind = options_.tuner;
+  o.searcher.seed = options_.seed;
+  o.searcher.model.nthread = 1;
+  o.trials = budget;
+  o.verify = options_.verify_best;
+  o.verify_sample = 0;
+  tune::Measurer meter(c, 1);
+  std::unique_ptr<tune::TrialLog> log;
+  if (const auto p = log_path(m); !p.empty()) {
+    std::filesystem::create_directories(p.parent_path());
+    log = std::make_unique<tune::TrialLog>(p);
+  }
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const WorkloadTask& wt = tasks[i];
+    const tune::TaskResult r = tune::tune_task(wt.task, o, meter, log.get(), {}, i, tasks.size());
+    TaskTime t;
+    t.name = wt.task.name;
+    t.layers = wt.layers;
+    t.macs = wt.task.macs();
+    t.schedule = r.default_schedule;
+    t.cycles = r.default_measure.ok() ? r.default_measure.cycles : UINT64_MAX;
+    if (r.best && r.best_measure.ok() && r.best_measure.cycles < t.cycles) {
+      t.schedule = *r.best;
+      t.cycles = r.best_measure.cycles;
+      t.tuned = true;
+    }
+    if (t.cycles == UINT64_MAX) throw Error(fmt::format("{}: no schedule could be timed", wt.task.name));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_t budget) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (budget < 0) {  // resources only: microseconds, never cached
+    Evaluation e = cost_only(space, d);
+    e.budget = budget;
+    e.wall_seconds = since(t0);
+    return e;
+  }
+  const std::string cache_key = ResultCache::make_key(space.key(d), workload_.id(), budget, settings_);
+  if (cache_) {
+    if (auto j = cache_->find(cache_key)) return evaluation_from_json(*j);
+  }
+  Evaluation e = cost_only(space, d);
+  e.budget = budget;
+  const bool timed = e.feasible;
+  if (e.feasible) {
+    const MappedDesign m = map_design(space, d, options_.board);
+    try {
+      const auto tasks = workload_.tasks(m.config);
+      std::shared_ptr<const std::vector<TaskTime>> times;
+      const std::string tkey = timing_key(m);
+      if (budget <= 0) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (auto it = screened_.find(tkey); it != screened_.end()) times = it->second;
+      }
+      if (!times) {
+        times = std::make_shared<const std::vector<TaskTime>>(time_tasks(m, *tasks, budget));
+        if (budget <= 0) {
+          std::lock_guard<std::mutex> lock(mu_);
+          screened_.emplace(tkey, times);
+        }
+      }
+      e.tasks = *times;
+      for (const TaskTime& t : e.tasks) {
+        e.cycles += t.cycles * uint64_t(t.layers);
+        e.macs += t.macs * uint64_t(t.layers);
+      }
+      e.gops = m.config.gops(e.macs, e.cycles);
+      e.latency_ms = double(e.cycles) / (m.config.timing.clock_mhz * 1e3);
+    } catch (const Error& ex) {
+      e.feasible = false;
+      e.reason = ex.what();
+    }
+  }
+  e.wall_seconds = since(t0);
+  ++computed_;
+  // A design the resource model rejects costs microseconds to judge again: only timed ones are
+  // worth a line.
+  if (cache_ && timed) cache_->put(cache_key, to_json(e));
+  return e;
+}
+
+}  // namespace tauvta::dse

@@ -1,0 +1,97 @@
+// Evaluating one design for the workload: the resource model first (feasible: fits the device and
+// closes its implementation clock), then, for a feasible design, its conv/dense tasks timed
+// timing-only (budget 0: the compiler's default heuristic schedule per task; budget N: N tuner
+// trials per task, resumed from the design's tuning log). Time = the tasks' cycles times their
+// layers, at the design's clock. Results are kept in an on-disk cache (dse/result_cache.h) by
+// design, workload and tuner settings, so a killed run resumes and a run with more budget reuses
+// the tuning logs of the first. Thread-safe: every worker calls evaluate().
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "dse/design_mapping.h"
+#include "dse/design_space.h"
+#include "dse/result_cache.h"
+#include "dse/workload.h"
+#include "fpga/resources.h"
+#include "lower/schedule.h"
+
+namespace tauvta::dse {
+
+struct TaskTime {
+  std::string name;
+  int64_t layers = 1;
+  uint64_t cycles = 0;  // one layer's
+  uint64_t macs = 0;    // one layer's useful MACs
+  lower::Schedule schedule;
+  bool tuned = false;   // the tuner's best beat the heuristic
+};
+
+struct Evaluation {
+  std::string key;   // DesignSpace::key
+  int precision = 8;
+  Design design{};
+  int64_t budget = 0;  // tuner trials per task (0: default heuristic schedules)
+  bool feasible = false;
+  std::string reason;  // "fits", or what makes it infeasible (resource, clock, a layer)
+  fpga::Resources resources;
+  double fmax_mhz = 0, clock_mhz = 0, peak_gops = 0;
+  std::string critical_stage;
+  uint64_t cycles = 0;  // all conv/dense layers
+  uint64_t macs = 0;
+  double gops = 0;        // conv/dense GOPS at the design's clock
+  double latency_ms = 0;  // of the conv/dense layers
+  std::vector<TaskTime> tasks;
+  hw::HwConfig config;    // the mapped design (vta_config.json of the best)
+  rtl::RtlOptions rtl;
+  double wall_seconds = 0;
+  bool cached = false;    // read back from the cache, not computed in this run
+};
+
+nlohmann::json to_json(const Evaluation& e);
+Evaluation evaluation_from_json(const nlohmann::json& j);
+
+struct EvaluatorOptions {
+  hw::HwConfig board;               // the board's memory side (dse/design_mapping.h)
+  std::string tuner = "xgb";        // searcher for budgets above 0
+  uint64_t seed = 1;
+  std::filesystem::path log_dir;    // tuning logs, one per timing-distinct design (empty: none kept)
+  bool verify_best = false;         // run each tuned task's best functionally (tune::TuneOptions::verify)
+};
+
+class Evaluator {
+ public:
+  // `cache` may be null (nothing kept between runs).
+  Evaluator(DseWorkload& workload, const EvaluatorOptions& options, ResultCache* cache);
+
+  Evaluation evaluate(const DesignSpace& space, const Design& d, int64_t budget);
+  // Resources and feasibility only (no timing): what the model-guided strategies train on.
+  Evaluation cost_only(const DesignSpace& space, const Design& d) const;
+
+  const EvaluatorOptions& options() const { return options_; }
+  // The tuning log of design `m` (empty path when no log directory).
+  std::filesystem::path log_path(const MappedDesign& m) const;
+  int64_t computed() const { return computed_; }  // evaluations computed (not cached) so far
+
+ private:
+  std::vector<TaskTime> time_tasks(const MappedDesign& m, const std::vector<WorkloadTask>& tasks, int64_t budget);
+
+  DseWorkload& workload_;
+  EvaluatorOptions options_;
+  ResultCache* cache_;
+  std::string settings_;  // tuner settings in the cache key
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const std::vector<TaskTime>>> screened_;  // by timing key
+  std::atomic<int64_t> computed_{0};
+};
+
+}  // namespace tauvta::dse

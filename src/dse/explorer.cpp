@@ -1,0 +1,118 @@
+#include "dse/explorer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace tauvta::dse {
+
+size_t PrecisionResult::feasible() const {
+  size_t n = 0;
+  for (const Evaluation& e : evaluations) n += e.feasible ? 1 : 0;
+  return n;
+}
+
+size_t PrecisionResult::performance_evaluations() const {
+  size_t n = 0;
+  for (const Evaluation& e : evaluations) n += e.budget >= 0 ? 1 : 0;
+  return n;
+}
+
+size_t PrecisionResult::evaluations_to_reach(double target, double fraction) const {
+  size_t n = 0;
+  for (const Evaluation& e : evaluations) {
+    if (e.budget < 0) continue;
+    ++n;
+    if (e.feasible && e.gops >= fraction * target) return n;
+  }
+  return 0;
+}
+
+PrecisionResult explore(const DesignSpace& space, Evaluator& evaluator, const ExploreOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  PrecisionResult r;
+  r.precision = space.precision();
+  r.device = space.device().name;
+  r.raw_size = space.raw_size();
+  std::vector<Design> pruned = space.pruned();
+  r.pruned_size = pruned.size();
+  std::unique_ptr<Strategy> strategy = make_strategy(o.strategy, space, std::move(pruned), evaluator);
+  const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+
+  ExploreProgress p;
+  p.precision = r.precision;
+  p.pruned = r.pruned_size;
+  for (std::vector<Ask> asks = strategy->next(); !asks.empty(); asks = strategy->next()) {
+    std::vector<Evaluation> out(asks.size());
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex mu;
+    auto work = [&] {
+      for (size_t i = next.fetch_add(1); i < asks.size(); i = next.fetch_add(1)) {
+        try {
+          out[i] = evaluator.evaluate(space, asks[i].design, asks[i].budget);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!failure) failure = std::current_exception();
+          next = asks.size();
+        }
+        if (o.progress && (i % 64 == 0 || asks[i].budget > 0)) {
+          std::lock_guard<std::mutex> lock(mu);
+          ExploreProgress q = p;
+          q.evaluated += i + 1;
+          o.progress(q);
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min<int>(threads, int(asks.size())); ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
+    strategy->report(out);
+    for (Evaluation& e : out) {
+      ++p.evaluated;
+      if (e.feasible) {
+        ++p.feasible;
+        if (e.gops > p.best_gops) p.best_gops = e.gops;
+      }
+      r.evaluations.push_back(std::move(e));
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    p.designs_per_second = secs > 0 ? double(p.evaluated) / secs : 0;
+    if (o.progress) o.progress(p);
+  }
+  double best = 0;
+  for (size_t i = 0; i < r.evaluations.size(); ++i) {
+    const Evaluation& e = r.evaluations[i];
+    if (e.feasible && e.cycles > 0 && e.gops > best) {
+      best = e.gops;
+      r.best = i;
+    }
+  }
+  r.strategy_summary = strategy->summary();
+  // Importance over what the search timed (resources-only designs add to the resource targets
+  // through the same models: a design's GOPS is 0 when it does not fit).
+  std::vector<Evaluation> timed;
+  for (const Evaluation& e : r.evaluations) {
+    if (e.budget >= 0) timed.push_back(e);
+  }
+  std::vector<Evaluation>& data = timed.size() >= 5 ? timed : r.evaluations;
+  std::vector<Evaluation> sample;
+  if (data.size() > 4000) {  // enough for the models; fitting the whole screened space takes long
+    std::vector<size_t> idx(data.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::mt19937_64 rng(o.strategy.seed);
+    std::shuffle(idx.begin(), idx.end(), rng);
+    for (size_t i = 0; i < 4000; ++i) sample.push_back(data[idx[i]]);
+  }
+  r.importance = analyze_importance(space, sample.empty() ? data : sample, o.strategy.seed);
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace tauvta::dse

@@ -1,0 +1,22 @@
+#include "dse/strategy.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "dse/strategies.h"
+
+namespace tauvta::dse {
+
+const char* strategy_kinds() { return "exhaustive, halving, tau, vta"; }
+
+std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, const DesignSpace& space,
+                                        std::vector<Design> pruned, const Evaluator& evaluator) {
+  if (o.budget < 0) throw Error(fmt::format("dse: budget {} is negative", o.budget));
+  if (o.kind == "exhaustive") return make_exhaustive(o, space, std::move(pruned));
+  if (o.kind == "halving") return make_halving(o, space, std::move(pruned), evaluator);
+  if (o.kind == "tau") return make_tau(o, space, std::move(pruned));
+  if (o.kind == "vta") return make_vta_selection(o, space, std::move(pruned), evaluator);
+  throw Error(fmt::format("dse: unknown strategy '{}' (expected one of {})", o.kind, strategy_kinds()));
+}
+
+}  // namespace tauvta::dse

@@ -1,0 +1,65 @@
+// VTA-style selection, the baseline tau-VTA compares against: the only resource check before
+// implementation is a block-RAM budget (the buffers' bits against the device's block RAM), then
+// designs are implemented and tuned in order of peak GOPS. A design that then fails the device
+// (LUTs, DSPs, timing) still costs its evaluation, as a failed place-and-route does.
+#include <algorithm>
+#include <cmath>
+
+#include "dse/design_mapping.h"
+#include "dse/strategies.h"
+
+namespace tauvta::dse {
+
+namespace {
+
+class VtaSelection final : public Strategy {
+ public:
+  VtaSelection(const StrategyOptions& o, const DesignSpace& space, std::vector<Design> pruned, const Evaluator& ev)
+      : o_(o) {
+    const double bram_bits = space.device().total.bram36 * 36864.0;
+    struct Cand {
+      Design d;
+      double peak;
+    };
+    std::vector<Cand> c;
+    for (const Design& d : pruned) {
+      const MappedDesign m = map_design(space, d, ev.options().board);
+      const hw::HwConfig& x = m.config;
+      const double bits = 8.0 * (std::ldexp(1.0, x.log_uop_buff_size) + std::ldexp(1.0, x.log_inp_buff_size) +
+                                 std::ldexp(1.0, x.log_wgt_buff_size) + std::ldexp(1.0, x.log_acc_buff_size) +
+                                 double(x.out_elem_bytes()) * x.out_depth());
+      if (bits <= bram_bits) c.push_back({d, x.peak_gops()});
+    }
+    std::stable_sort(c.begin(), c.end(), [](const Cand& a, const Cand& b) { return a.peak > b.peak; });
+    for (const Cand& x : c) order_.push_back(x.d);
+    budget_pruned_ = order_.size();
+  }
+
+  std::vector<Ask> next() override {
+    std::vector<Ask> asks;
+    const int64_t budget = std::max<int64_t>(o_.budget, 0);
+    while (asks.size() < size_t(std::max(1, o_.sprint)) && pos_ < order_.size() && asked_ < o_.overlays) {
+      asks.push_back({order_[pos_++], budget});
+      ++asked_;
+    }
+    return asks;
+  }
+  void report(std::span<const Evaluation>) override {}
+  std::string name() const override { return "vta"; }
+  nlohmann::json summary() const override { return {{"bram_budget_candidates", budget_pruned_}}; }
+
+ private:
+  StrategyOptions o_;
+  std::vector<Design> order_;
+  size_t pos_ = 0, budget_pruned_ = 0;
+  int asked_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_vta_selection(const StrategyOptions& o, const DesignSpace& space,
+                                             std::vector<Design> pruned, const Evaluator& evaluator) {
+  return std::make_unique<VtaSelection>(o, space, std::move(pruned), evaluator);
+}
+
+}  // namespace tauvta::dse
