@@ -1,6 +1,7 @@
 #include "dse/design_space.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -67,8 +68,11 @@ DesignSpace::DesignSpace(const SpaceOptions& o) : options_(o) {
   set(K::kBlockIn, {8, 16, 32, 64});
   set(K::kBlockOut, {8, 16, 32, 64});
   set(K::kAccWidth, {16, 32});
-  set(K::kInpBuf, {15, 16});
-  set(K::kWgtBuf, {17, 18, 19});
+  // Input and weight buffers hold as many elements at every precision as VTA's 8-bit sizes (its
+  // W4A4/W2A2/W1A1 presets scale them the same way): narrower values, fewer bytes.
+  const int shrink = 3 - int(std::lround(std::log2(o.precision)));
+  set(K::kInpBuf, {15 - shrink, 16 - shrink, 17 - shrink});
+  set(K::kWgtBuf, {17 - shrink, 18 - shrink, 19 - shrink});
   set(K::kAccBuf, {16, 17, 18});
   set(K::kUopBuf, {14, 15});
   set(K::kBusWidth, {64, 128});
@@ -286,10 +290,30 @@ Design DesignSpace::default_design() const {
   set(K::kBlockIn, 16);
   set(K::kBlockOut, 16);
   set(K::kAccWidth, 32);
-  set(K::kInpBuf, 15);
-  set(K::kWgtBuf, 18);
-  set(K::kAccBuf, 17);
-  set(K::kUopBuf, 15);
+  // VTA's buffer sizes (15, 18, 17, 15), or the nearest ones the ISA can address at this
+  // precision (narrower elements make the buffers deeper than the instruction fields reach).
+  int best = 1 << 30;
+  for (uint8_t i = 0; i < values(K::kInpBuf).size(); ++i) {
+    for (uint8_t w = 0; w < values(K::kWgtBuf).size(); ++w) {
+      for (uint8_t a = 0; a < values(K::kAccBuf).size(); ++a) {
+        for (uint8_t u = 0; u < values(K::kUopBuf).size(); ++u) {
+          Design t = d;
+          t[size_t(K::kInpBuf)] = i;
+          t[size_t(K::kWgtBuf)] = w;
+          t[size_t(K::kAccBuf)] = a;
+          t[size_t(K::kUopBuf)] = u;
+          const int shrink = 3 - int(std::lround(std::log2(precision())));
+          const int dist = std::abs(value(t, K::kInpBuf) - (15 - shrink)) +
+                           std::abs(value(t, K::kWgtBuf) - (18 - shrink)) +
+                           std::abs(value(t, K::kAccBuf) - 17) + std::abs(value(t, K::kUopBuf) - 15);
+          if (dist < best && !constraints_[2].why(*this, t)) {
+            best = dist;
+            d = t;
+          }
+        }
+      }
+    }
+  }
   set(K::kBusWidth, port_bits(device()));
   const int mhz = std::clamp(int(device().target_mhz) / 20 * 20, 100, 500);
   set(K::kHlsMhz, mhz);

@@ -63,7 +63,7 @@ void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionRe
                    const nlohmann::json& options) {
   std::string designs = "precision,evaluation,key,budget";
   for (int k = 0; k < kNumKnobs; ++k) designs += fmt::format(",{}", knob_name(Knob(k)));
-  designs += ",feasible,reason,lut,ff,dsp,bram36,fmax_mhz,clock_mhz,critical_stage,peak_gops,cycles,gops,latency_ms\n";
+  designs += ",feasible,verdict,reason,lut,ff,dsp,bram36,fmax_mhz,clock_mhz,critical_stage,peak_gops,cycles,gops,latency_ms\n";
   std::string importance = "precision,target,feature,importance\n";
   std::string pareto = "precision,resource,rank,key,latency_ms,gops,value\n";
   std::string convergence = "precision,evaluation,budget,gops,best_gops\n";
@@ -79,8 +79,8 @@ void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionRe
       const Evaluation& e = r.evaluations[j];
       designs += fmt::format("{},{},{},{}", r.precision, j + 1, e.key, e.budget);
       for (int k = 0; k < kNumKnobs; ++k) designs += fmt::format(",{}", space.value(e.design, Knob(k)));
-      designs += fmt::format(",{},{},{:.0f},{:.0f},{:.0f},{:.1f},{:.1f},{:.0f},{},{:.2f},{},{:.4f},{:.4f}\n",
-                             e.feasible ? 1 : 0, csv_text(e.reason), e.resources.lut, e.resources.ff, e.resources.dsp,
+      designs += fmt::format(",{},{},{},{:.0f},{:.0f},{:.0f},{:.1f},{:.1f},{:.0f},{},{:.2f},{},{:.4f},{:.4f}\n",
+                             e.feasible ? 1 : 0, e.verdict, csv_text(e.reason), e.resources.lut, e.resources.ff, e.resources.dsp,
                              e.resources.bram36, e.fmax_mhz, e.clock_mhz, e.critical_stage, e.peak_gops, e.cycles,
                              e.gops, e.latency_ms);
       if (e.budget < 0) continue;

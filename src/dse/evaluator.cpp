@@ -35,6 +35,9 @@ void fill_resources(Evaluation& e, const fpga::ResourceEstimate& r, const fpga::
   e.critical_stage = fpga::stage_name(r.clock.critical);
   e.feasible = r.feasible();
   e.reason = fpga::verdict_text(r, device);
+  e.verdict = r.verdict == fpga::Verdict::kFits           ? "fits"
+              : r.verdict == fpga::Verdict::kMissesClock ? "misses clock"
+                                                         : std::string("over ") + fpga::resource_name(r.over);
 }
 
 }  // namespace
@@ -47,6 +50,7 @@ nlohmann::json to_json(const Evaluation& e) {
   j["budget"] = e.budget;
   j["feasible"] = e.feasible;
   j["reason"] = e.reason;
+  j["verdict"] = e.verdict;
   j["resources"] = {{"lut", e.resources.lut}, {"ff", e.resources.ff}, {"dsp", e.resources.dsp},
                     {"bram36", e.resources.bram36}, {"uram", e.resources.uram}};
   j["fmax_mhz"] = e.fmax_mhz;
@@ -80,6 +84,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.budget = j.at("budget").get<int64_t>();
   e.feasible = j.at("feasible").get<bool>();
   e.reason = j.at("reason").get<std::string>();
+  e.verdict = j.at("verdict").get<std::string>();
   const auto& r = j.at("resources");
   e.resources = {r.at("lut").get<double>(), r.at("ff").get<double>(), r.at("dsp").get<double>(),
                  r.at("bram36").get<double>(), r.at("uram").get<double>()};
@@ -200,6 +205,9 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
     e.wall_seconds = since(t0);
     return e;
   }
+  if (auto why = space.violation(d)) {
+    throw Error(fmt::format("design {} is outside the pruned space: {}", space.key(d), *why));
+  }
   const std::string cache_key = ResultCache::make_key(space.key(d), workload_.id(), budget, settings_);
   if (cache_) {
     if (auto j = cache_->find(cache_key)) return evaluation_from_json(*j);
@@ -234,10 +242,11 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
     } catch (const Error& ex) {
       e.feasible = false;
       e.reason = ex.what();
+      e.verdict = "workload";
     }
   }
   e.wall_seconds = since(t0);
-  ++computed_;
+  if (timed) ++computed_;
   // A design the resource model rejects costs microseconds to judge again: only timed ones are
   // worth a line.
   if (cache_ && timed) cache_->put(cache_key, to_json(e));

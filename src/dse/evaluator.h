@@ -43,6 +43,7 @@ struct Evaluation {
   int64_t budget = 0;  // tuner trials per task (0: default heuristic schedules)
   bool feasible = false;
   std::string reason;  // "fits", or what makes it infeasible (resource, clock, a layer)
+  std::string verdict;  // its kind: "fits", "over LUT" (FF, DSP, BRAM36), "misses clock", "workload"
   fpga::Resources resources;
   double fmax_mhz = 0, clock_mhz = 0, peak_gops = 0;
   std::string critical_stage;
@@ -73,6 +74,7 @@ class Evaluator {
   // `cache` may be null (nothing kept between runs).
   Evaluator(DseWorkload& workload, const EvaluatorOptions& options, ResultCache* cache);
 
+  // Throws tauvta::Error naming the constraint when `d` is outside the pruned space.
   Evaluation evaluate(const DesignSpace& space, const Design& d, int64_t budget);
   // Resources and feasibility only (no timing): what the model-guided strategies train on.
   Evaluation cost_only(const DesignSpace& space, const Design& d) const;
@@ -80,7 +82,8 @@ class Evaluator {
   const EvaluatorOptions& options() const { return options_; }
   // The tuning log of design `m` (empty path when no log directory).
   std::filesystem::path log_path(const MappedDesign& m) const;
-  int64_t computed() const { return computed_; }  // evaluations computed (not cached) so far
+  // Evaluations timed in this run (not read from the cache; resource-only verdicts not counted).
+  int64_t computed() const { return computed_; }
 
  private:
   std::vector<TaskTime> time_tasks(const MappedDesign& m, const std::vector<WorkloadTask>& tasks, int64_t budget);

@@ -1,7 +1,9 @@
-// Exhaustive screening: every design of the pruned space with the default heuristic schedules (the
-// resource model rejects most in microseconds; designs that time alike are timed once), then the
-// best few tuned.
+// Exhaustive screening: the resource model over every design of the pruned space (microseconds
+// each; rejected designs are counted by verdict, not kept), then every feasible design timed with
+// the default heuristic schedules (designs that time alike are timed once), then the best few
+// tuned.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "dse/strategies.h"
@@ -39,7 +41,12 @@ class Exhaustive final : public Strategy {
     std::vector<Ask> asks;
     if (pos_ < pruned_.size()) {
       const size_t end = std::min(pruned_.size(), pos_ + kChunk);
-      for (; pos_ < end; ++pos_) asks.push_back({pruned_[pos_], 0});
+      for (; pos_ < end; ++pos_) asks.push_back({pruned_[pos_], -1, false});
+      return asks;
+    }
+    if (fpos_ < feasible_.size()) {
+      const size_t end = std::min(feasible_.size(), fpos_ + kChunk);
+      for (; fpos_ < end; ++fpos_) asks.push_back({feasible_[fpos_], 0});
       return asks;
     }
     if (finals_done_ || o_.budget == 0) return asks;
@@ -49,17 +56,31 @@ class Exhaustive final : public Strategy {
   }
   void report(std::span<const Evaluation> results) override {
     for (const Evaluation& e : results) {
+      if (e.budget < 0) {
+        if (e.feasible) {
+          feasible_.push_back(e.design);
+        } else {
+          ++rejected_[e.verdict];
+        }
+      }
       if (e.budget == 0 && e.feasible) screened_.push_back(e);
     }
   }
   std::string name() const override { return "exhaustive"; }
+  nlohmann::json summary() const override {
+    nlohmann::json rej = nlohmann::json::object();
+    for (const auto& [why, n] : rejected_) rej[why] = n;
+    return {{"resource_feasible", feasible_.size()}, {"rejected_by_resource_model", rej}};
+  }
 
  private:
   static constexpr size_t kChunk = 2048;
   StrategyOptions o_;
   const DesignSpace& space_;
   std::vector<Design> pruned_;
-  size_t pos_ = 0;
+  size_t pos_ = 0, fpos_ = 0;
+  std::vector<Design> feasible_;
+  std::map<std::string, size_t> rejected_;
   bool finals_done_ = false;
   std::vector<Evaluation> screened_;
 };

@@ -74,13 +74,14 @@ PrecisionResult explore(const DesignSpace& space, Evaluator& evaluator, const Ex
     for (std::thread& t : pool) t.join();
     if (failure) std::rethrow_exception(failure);
     strategy->report(out);
-    for (Evaluation& e : out) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      Evaluation& e = out[i];
       ++p.evaluated;
       if (e.feasible) {
         ++p.feasible;
         if (e.gops > p.best_gops) p.best_gops = e.gops;
       }
-      r.evaluations.push_back(std::move(e));
+      if (asks[i].record) r.evaluations.push_back(std::move(e));
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     p.designs_per_second = secs > 0 ? double(p.evaluated) / secs : 0;

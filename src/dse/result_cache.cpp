@@ -40,7 +40,8 @@ ResultCache::ResultCache(const std::filesystem::path& path) : path_(path) {
     if (!j.is_object() || !j.contains("cache_key") || !j["cache_key"].is_string()) {
       throw Error(fmt::format("{}: line {} has no cache_key", path.string(), line_no));
     }
-    entries_[j["cache_key"].get<std::string>()] = std::move(j);
+    std::string key = j["cache_key"].get<std::string>();  // before j is moved from
+    entries_[std::move(key)] = std::move(j);
   }
   if (good < text.size()) std::filesystem::resize_file(path, good);
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());

@@ -29,6 +29,9 @@ namespace tauvta::dse {
 struct Ask {
   Design design{};
   int64_t budget = 0;
+  // false: the evaluation is told to the strategy but not kept in the results (the exhaustive
+  // strategy's resource pass over the whole pruned space: it keeps counts by verdict instead).
+  bool record = true;
 };
 
 struct StrategyOptions {

@@ -58,18 +58,40 @@ std::shared_ptr<const model::LoadedModel> DseWorkload::loaded(const hw::HwConfig
   const std::string key = width_key(c);
   auto it = models_.find(key);
   if (it != models_.end()) return it->second;
+  if (auto e = load_errors_.find(key); e != load_errors_.end()) throw Error(e->second);
   model::LoadOptions o = options_;
   o.quantize = true;
   o.batch = 0;
   o.config = c;
   o.progress = {};
-  auto m = std::make_shared<const model::LoadedModel>(model::load_model(model_path_, o));
-  models_[key] = m;
-  return m;
+  try {
+    auto m = std::make_shared<const model::LoadedModel>(model::load_model(model_path_, o));
+    models_[key] = m;
+    return m;
+  } catch (const Error& e) {
+    // Quantization at these widths fails the same way for every design: say so once.
+    load_errors_[key] = fmt::format("quantizing at {}: {}", key, e.what());
+    throw Error(load_errors_[key]);
+  }
 }
 
 std::shared_ptr<const std::vector<WorkloadTask>> DseWorkload::tasks(const hw::HwConfig& c) {
-  const std::string key = fmt::format("{}b{}x{}x{}", width_key(c), c.batch(), c.block_in(), c.block_out());
+  // The largest buffers the space offers, when the ISA can address them at this blocking (a layer
+  // the compiler places on the CPU there has no design that runs it); else the design's own.
+  hw::HwConfig big = c;
+  const int shrink = 3 - c.log_inp_width;  // the space's sizes at this precision (dse/design_space.cpp)
+  big.log_inp_buff_size = 17 - shrink;
+  big.log_wgt_buff_size = 19 - shrink;
+  big.log_acc_buff_size = 18;
+  big.log_uop_buff_size = 15;
+  std::string key = fmt::format("{}b{}x{}x{}", width_key(c), c.batch(), c.block_in(), c.block_out());
+  try {
+    big.validate("design");
+  } catch (const Error&) {
+    big = c;
+    key += fmt::format("_{}_{}_{}_{}", c.log_inp_buff_size, c.log_wgt_buff_size, c.log_acc_buff_size,
+                       c.log_uop_buff_size);
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = tasks_.find(key); it != tasks_.end()) return it->second;
@@ -81,13 +103,6 @@ std::shared_ptr<const std::vector<WorkloadTask>> DseWorkload::tasks(const hw::Hw
       out->push_back({tune::workload_task(c, *spec_), 1});
     } else {
       const auto m = loaded(c);
-      // The largest buffers the space offers: a layer the compiler places on the CPU there has
-      // no design that runs it.
-      hw::HwConfig big = c;
-      big.log_inp_buff_size = 16;
-      big.log_wgt_buff_size = 19;
-      big.log_acc_buff_size = 18;
-      big.log_uop_buff_size = 15;
       backend::CompileOptions co;
       co.batch = batch_;
       const backend::CompiledNetwork net = backend::compile_network(m->quant.graph, big, co);

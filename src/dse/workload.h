@@ -59,6 +59,7 @@ class DseWorkload {
   std::map<std::string, std::shared_ptr<const model::LoadedModel>> models_;
   std::map<std::string, std::shared_ptr<const std::vector<WorkloadTask>>> tasks_;
   std::map<std::string, std::string> task_errors_;
+  std::map<std::string, std::string> load_errors_;
 };
 
 }  // namespace tauvta::dse
