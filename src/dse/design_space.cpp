@@ -167,6 +167,14 @@ DesignSpace::DesignSpace(const SpaceOptions& o) : options_(o) {
          return v(s, d, K::kImplMhz) > block_ram_fmax_mhz(s.device()) ? "above the block RAMs' maximum clock"
                                                                       : nullptr;
        }},
+      {"pipeline-off-dominated", K::kPipeline,
+       [v](const DesignSpace& s, const Design& d) -> const char* {
+         return v(s, d, K::kPipeline) == 0
+                    ? "without pipelining the datapath loses only the tree registers HLS adds when the clock "
+                      "needs them: at a clock that needs none it is the same hardware, slower; at one that "
+                      "needs them it misses the clock"
+                    : nullptr;
+       }},
       {"dataflow-off-dominated", K::kDataflow,
        [v](const DesignSpace& s, const Design& d) -> const char* {
          return v(s, d, K::kDataflow) == 0 ? "serial modules: never faster, no resource saved" : nullptr;

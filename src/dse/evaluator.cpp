@@ -61,15 +61,25 @@ nlohmann::json to_json(const Evaluation& e) {
   j["macs"] = e.macs;
   j["gops"] = e.gops;
   j["latency_ms"] = e.latency_ms;
+  // Screened designs are most of a cache: their tasks are cycle counts only (the heuristic's
+  // schedules are the compiler's own, and the mapped config follows from the design).
   nlohmann::json tasks = nlohmann::json::array();
   for (const TaskTime& t : e.tasks) {
-    tasks.push_back({{"name", t.name}, {"layers", t.layers}, {"cycles", t.cycles}, {"macs", t.macs},
-                     {"schedule", t.schedule.to_string()}, {"tuned", t.tuned}});
+    if (e.budget <= 0) {
+      tasks.push_back({t.cycles, t.layers, t.macs});
+    } else {
+      tasks.push_back({{"name", t.name}, {"layers", t.layers}, {"cycles", t.cycles}, {"macs", t.macs},
+                       {"schedule", t.schedule.to_string()}, {"tuned", t.tuned}});
+    }
   }
   j["tasks"] = tasks;
-  j["config"] = e.config.to_json();
-  j["rtl"] = {{"binding", rtl::binding_name(e.rtl.binding)}, {"tree_levels_per_stage", e.rtl.tree_levels_per_stage},
-              {"acc_read_ports", e.rtl.acc_read_ports}, {"max_dsp_products", e.rtl.max_dsp_products}};
+  if (e.budget > 0) {
+    j["config"] = e.config.to_json();
+    j["rtl"] = {{"binding", rtl::binding_name(e.rtl.binding)},
+                {"tree_levels_per_stage", e.rtl.tree_levels_per_stage},
+                {"acc_read_ports", e.rtl.acc_read_ports},
+                {"max_dsp_products", e.rtl.max_dsp_products}};
+  }
   j["wall_seconds"] = e.wall_seconds;
   return j;
 }
@@ -98,20 +108,20 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.latency_ms = j.at("latency_ms").get<double>();
   for (const auto& t : j.at("tasks")) {
     TaskTime x;
-    x.name = t.at("name").get<std::string>();
-    x.layers = t.at("layers").get<int64_t>();
-    x.cycles = t.at("cycles").get<uint64_t>();
-    x.macs = t.at("macs").get<uint64_t>();
-    x.schedule = lower::Schedule::parse(t.at("schedule").get<std::string>());
-    x.tuned = t.at("tuned").get<bool>();
+    if (t.is_array()) {
+      x.cycles = t.at(0).get<uint64_t>();
+      x.layers = t.at(1).get<int64_t>();
+      x.macs = t.at(2).get<uint64_t>();
+    } else {
+      x.name = t.at("name").get<std::string>();
+      x.layers = t.at("layers").get<int64_t>();
+      x.cycles = t.at("cycles").get<uint64_t>();
+      x.macs = t.at("macs").get<uint64_t>();
+      x.schedule = lower::Schedule::parse(t.at("schedule").get<std::string>());
+      x.tuned = t.at("tuned").get<bool>();
+    }
     e.tasks.push_back(std::move(x));
   }
-  e.config = hw::HwConfig::from_json(j.at("config"), "cached evaluation");
-  const auto& o = j.at("rtl");
-  e.rtl.binding = rtl::parse_binding(o.at("binding").get<std::string>(), "cached evaluation");
-  e.rtl.tree_levels_per_stage = o.at("tree_levels_per_stage").get<int>();
-  e.rtl.acc_read_ports = o.at("acc_read_ports").get<int>();
-  e.rtl.max_dsp_products = o.at("max_dsp_products").get<int>();
   e.wall_seconds = j.at("wall_seconds").get<double>();
   e.cached = true;
   return e;
@@ -210,7 +220,13 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
   }
   const std::string cache_key = ResultCache::make_key(space.key(d), workload_.id(), budget, settings_);
   if (cache_) {
-    if (auto j = cache_->find(cache_key)) return evaluation_from_json(*j);
+    if (auto j = cache_->find(cache_key)) {
+      Evaluation e = evaluation_from_json(*j);
+      const MappedDesign m = map_design(space, d, options_.board);  // not kept in the line
+      e.config = m.config;
+      e.rtl = m.rtl;
+      return e;
+    }
   }
   Evaluation e = cost_only(space, d);
   e.budget = budget;

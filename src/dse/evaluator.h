@@ -58,6 +58,8 @@ struct Evaluation {
   bool cached = false;    // read back from the cache, not computed in this run
 };
 
+// The cache's form: tuned evaluations in full; screened ones (budget <= 0) without the mapped
+// config and with per-task cycles only (the evaluator maps the design again when it reads one).
 nlohmann::json to_json(const Evaluation& e);
 Evaluation evaluation_from_json(const nlohmann::json& j);
 

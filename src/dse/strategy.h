@@ -10,7 +10,7 @@
 //               resources; each sprint proposes m overlays by mutating the best designs on their
 //               most important features, ranked by the models, auto-tunes them, and refits.
 //   vta:        VTA-style selection (the paper's baseline): prune by a BRAM budget, then tune
-//               designs in order of peak GOPS.
+//               designs in order of peak GOPS until `overlays` of them fit the device.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +40,7 @@ struct StrategyOptions {
   uint64_t seed = 1;
   int finalists = 3;          // exhaustive: designs tuned after screening
   int candidates = 8;         // halving: k
-  int overlays = 32;          // tau and vta: tuned designs at most
+  int overlays = 32;          // tau: tuned designs; vta: feasible tuned designs (failed ones cost evaluations)
   int sprint = 4;             // tau: overlays per sprint (m); vta: designs per batch
   int initial = 24;           // tau: screened random designs the models start from
 };

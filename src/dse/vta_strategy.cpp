@@ -38,13 +38,16 @@ class VtaSelection final : public Strategy {
   std::vector<Ask> next() override {
     std::vector<Ask> asks;
     const int64_t budget = std::max<int64_t>(o_.budget, 0);
-    while (asks.size() < size_t(std::max(1, o_.sprint)) && pos_ < order_.size() && asked_ < o_.overlays) {
+    while (asks.size() < size_t(std::max(1, o_.sprint)) && pos_ < order_.size() && fits_ < o_.overlays) {
       asks.push_back({order_[pos_++], budget});
-      ++asked_;
     }
     return asks;
   }
-  void report(std::span<const Evaluation>) override {}
+  // Designs that fail the device cost an evaluation each but do not count against the overlays:
+  // the selection goes on until that many designs were implemented and tuned.
+  void report(std::span<const Evaluation> results) override {
+    for (const Evaluation& e : results) fits_ += e.feasible ? 1 : 0;
+  }
   std::string name() const override { return "vta"; }
   nlohmann::json summary() const override { return {{"bram_budget_candidates", budget_pruned_}}; }
 
@@ -52,7 +55,7 @@ class VtaSelection final : public Strategy {
   StrategyOptions o_;
   std::vector<Design> order_;
   size_t pos_ = 0, budget_pruned_ = 0;
-  int asked_ = 0;
+  int fits_ = 0;
 };
 
 }  // namespace

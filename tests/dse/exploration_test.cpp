@@ -166,7 +166,8 @@ TEST(DseStrategy, TauIsDeterministicUnderASeedAndResumesFromTheCache) {
 
 TEST(DseStrategy, VtaSelectionGoesByPeakGops) {
   const PrecisionResult r = run("vta", 8, 4, 1, nullptr);
-  ASSERT_EQ(r.evaluations.size(), 6u);
+  ASSERT_GE(r.evaluations.size(), 6u);
+  EXPECT_EQ(r.feasible(), 6u);  // it goes on until 6 designs fit
   for (size_t i = 1; i < r.evaluations.size(); ++i) {
     EXPECT_LE(r.evaluations[i].peak_gops, r.evaluations[i - 1].peak_gops);
   }
