@@ -3,6 +3,7 @@
 // line, then an end table of the best design per precision; DIR holds every evaluated design
 // (CSV, and the JSON-lines cache the same command resumes from), the best design's
 // vta_config.json and tuning log, importance, Pareto fronts and convergence (dse/dse_report.h).
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -60,6 +61,10 @@ hw::HwConfig board_config(const DseArgs& a, const fpga::Device& d) {
 void run_dse(const DseArgs& a) {
   if (a.out.empty()) throw Error("dse: --out DIR is required");
   if (a.model.model.empty() == a.workload.empty()) throw Error("dse: give a model or --workload SPEC (one of them)");
+  const std::string& kind = a.strategy.kind;
+  if (kind != "exhaustive" && kind != "halving" && kind != "tau" && kind != "vta") {
+    throw Error(fmt::format("dse: unknown strategy '{}' (expected one of {})", kind, dse::strategy_kinds()));
+  }
   const fpga::Device& device = fpga::find_device(a.device);
   const std::vector<int> precisions = parse_precisions(a.precisions);
   std::unique_ptr<dse::DseWorkload> workload;
@@ -107,12 +112,17 @@ void run_dse(const DseArgs& a) {
     xo.strategy = a.strategy;
     xo.threads = a.threads;
     int64_t step = 0;
+    auto last = std::chrono::steady_clock::now() - std::chrono::hours(1);
     xo.progress = [&](const dse::ExploreProgress& q) {
-      show_progress(fmt::format("W{}A{} {}: {} designs evaluated of {} pruned, {} feasible, best {:.2f} GOPS, "
-                                "{:.0f} designs/s",
-                                p, p, a.strategy.kind, q.evaluated, q.pruned, q.feasible, q.best_gops,
-                                q.designs_per_second),
-                    ++step, false, 50);
+      // A line a second on a terminal, one every 15 s in a log.
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::seconds(stderr_is_terminal() ? 1 : 15)) return;
+      last = now;
+      show_progress(fmt::format("W{}A{} {}: {} of {} pruned designs priced, {} timed, {} feasible, best {:.2f} "
+                                "GOPS, {:.0f} designs/s",
+                                p, p, a.strategy.kind, q.evaluated - q.timed, q.pruned, q.timed, q.feasible,
+                                q.best_gops, q.designs_per_second),
+                    ++step, false, 1);
     };
     std::cerr << fmt::format("W{}A{} on {}: raw space {:.3g} designs\n", p, p, device.board, space.raw_size());
     results.push_back(dse::explore(space, evaluator, xo));

@@ -127,6 +127,11 @@ ImportanceReport analyze_importance(const DesignSpace& space, std::span<const Ev
     const std::vector<float> p = m.predict(test_rows);
     double largest = 0;
     for (const Evaluation& e : evals) largest = std::max(largest, target_value(e, Target(t)));
+    if (largest <= 0) {  // every design scores 0 (none feasible): nothing to learn or rank
+      tr.within10 = 1;
+      r.targets.push_back(std::move(tr));
+      continue;
+    }
     std::vector<double> errors;
     size_t within = 0;
     for (size_t i = 0; i < test.size(); ++i) {

@@ -77,6 +77,7 @@ PrecisionResult explore(const DesignSpace& space, Evaluator& evaluator, const Ex
     for (size_t i = 0; i < out.size(); ++i) {
       Evaluation& e = out[i];
       ++p.evaluated;
+      if (e.budget >= 0) ++p.timed;
       if (e.feasible) {
         ++p.feasible;
         if (e.gops > p.best_gops) p.best_gops = e.gops;

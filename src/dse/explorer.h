@@ -20,7 +20,8 @@ namespace tauvta::dse {
 
 struct ExploreProgress {
   int precision = 8;
-  size_t evaluated = 0, feasible = 0, pruned = 0;
+  size_t evaluated = 0, feasible = 0, pruned = 0;  // evaluated: resource-only ones included
+  size_t timed = 0;  // evaluations with timing (the rest: the resource model's verdict alone)
   double best_gops = 0;
   double designs_per_second = 0;
 };

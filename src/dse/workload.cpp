@@ -76,22 +76,35 @@ std::shared_ptr<const model::LoadedModel> DseWorkload::loaded(const hw::HwConfig
 }
 
 std::shared_ptr<const std::vector<WorkloadTask>> DseWorkload::tasks(const hw::HwConfig& c) {
-  // The largest buffers the space offers, when the ISA can address them at this blocking (a layer
-  // the compiler places on the CPU there has no design that runs it); else the design's own.
-  hw::HwConfig big = c;
+  // The largest buffers the space offers that the ISA can address at this blocking (a layer the
+  // compiler places on the CPU there has no design that runs it): one compile per class.
   const int shrink = 3 - c.log_inp_width;  // the space's sizes at this precision (dse/design_space.cpp)
-  big.log_inp_buff_size = 17 - shrink;
-  big.log_wgt_buff_size = 19 - shrink;
-  big.log_acc_buff_size = 18;
-  big.log_uop_buff_size = 15;
-  std::string key = fmt::format("{}b{}x{}x{}", width_key(c), c.batch(), c.block_in(), c.block_out());
-  try {
-    big.validate("design");
-  } catch (const Error&) {
-    big = c;
-    key += fmt::format("_{}_{}_{}_{}", c.log_inp_buff_size, c.log_wgt_buff_size, c.log_acc_buff_size,
-                       c.log_uop_buff_size);
+  hw::HwConfig big = c;
+  bool found = false;
+  for (int total = (17 - shrink) + (19 - shrink) + 18 + 15; total >= 0 && !found; --total) {
+    for (int i = 17 - shrink; i >= 15 - shrink && !found; --i) {
+      for (int w = 19 - shrink; w >= 17 - shrink && !found; --w) {
+        for (int a = 18; a >= 16 && !found; --a) {
+          const int u = total - i - w - a;
+          if (u < 14 || u > 15) continue;
+          big.log_inp_buff_size = i;
+          big.log_wgt_buff_size = w;
+          big.log_acc_buff_size = a;
+          big.log_uop_buff_size = u;
+          try {
+            big.validate("design");
+            found = true;
+          } catch (const Error&) {
+          }
+        }
+      }
+    }
   }
+  if (!found) big = c;
+  const std::string key = found ? fmt::format("{}b{}x{}x{}", width_key(c), c.batch(), c.block_in(), c.block_out())
+                                : fmt::format("{}b{}x{}x{}_{}_{}_{}_{}", width_key(c), c.batch(), c.block_in(),
+                                              c.block_out(), c.log_inp_buff_size, c.log_wgt_buff_size,
+                                              c.log_acc_buff_size, c.log_uop_buff_size);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = tasks_.find(key); it != tasks_.end()) return it->second;
