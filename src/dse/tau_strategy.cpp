@@ -17,7 +17,7 @@ namespace tauvta::dse {
 
 namespace {
 
-constexpr size_t kResourceSample = 512;
+constexpr size_t kResourceSample = 4096;
 constexpr int kProposals = 400;
 
 class Tau final : public Strategy {

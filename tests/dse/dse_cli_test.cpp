@@ -51,12 +51,14 @@ TEST(DseCli, BestDesignRunsBitExactAndTheCommandResumes) {
 
   // The best W8A8 design with its schedules: the accelerator's outputs equal the integer
   // reference's byte for byte.
+  const std::string input = " --input " + std::string(TAUVTA_SOURCE_DIR) + "/models/vgg7_fmnist_input.npy";
   const std::string cfg = (dir / "out/best/p8/vta_config.json").string();
   const std::string log = (dir / "out/best/p8/tuning_log.jsonl").string();
-  const auto acc = run_tauvta("run " + model + " --config " + cfg + " --tuning-log " + log + " --output-dir " +
+  const auto acc = run_tauvta("run " + model + " --config " + cfg + " --tuning-log " + log + input + " --output-dir " +
                               (dir / "acc").string());
   ASSERT_EQ(acc.code, 0) << acc.out;
-  const auto ref = run_tauvta("run " + model + " --int --config " + cfg + " --output-dir " + (dir / "int").string());
+  const auto ref =
+      run_tauvta("run " + model + " --int --config " + cfg + input + " --output-dir " + (dir / "int").string());
   ASSERT_EQ(ref.code, 0) << ref.out;
   size_t compared = 0;
   for (const auto& e : fs::directory_iterator(dir / "int")) {
