@@ -9,8 +9,9 @@
 //   tau:        tau-VTA's Algorithm 1: a screened random sample trains XGBoost models of GOPS and
 //               resources; each sprint proposes m overlays by mutating the best designs on their
 //               most important features, ranked by the models, auto-tunes them, and refits.
-//   vta:        VTA-style selection (the paper's baseline): prune by a BRAM budget, then tune
-//               designs in order of peak GOPS until `overlays` of them fit the device.
+//   vta:        VTA-style selection (the paper's baseline): VTA's knobs at the board's clock and
+//               VTA's HLS implementation, pruned by a BRAM budget, then tuned in order of peak GOPS
+//               until `overlays` of them fit the device.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,10 @@
-// VTA-style selection, the baseline tau-VTA compares against: the only resource check before
-// implementation is a block-RAM budget (the buffers' bits against the device's block RAM), then
-// designs are implemented and tuned in order of peak GOPS. A design that then fails the device
-// (LUTs, DSPs, timing) still costs its evaluation, as a failed place-and-route does.
+// VTA-style selection, the baseline tau-VTA compares against: VTA's own knobs (vta_config.json:
+// BATCH, blocks, widths, buffers, bus) built as VTA's HLS builds them (the board's clock, one ACC
+// read port, the whole vector in the ALU, no array directives; the binding and DSP allocation HLS
+// chooses), the only resource check before implementation a block-RAM budget (the buffers' bits
+// against the device's block RAM), then designs implemented and tuned in order of peak GOPS. A
+// design that then fails the device (LUTs, DSPs, timing) still costs its evaluation, as a failed
+// place-and-route does.
 #include <algorithm>
 #include <cmath>
 
@@ -22,7 +25,15 @@ class VtaSelection final : public Strategy {
       double peak;
     };
     std::vector<Cand> c;
+    const Design stock = space.default_design();
+    auto as_vta = [&](const Design& d) {
+      for (Knob k : {Knob::kImplMhz, Knob::kAccPorts, Knob::kAluLanes, Knob::kArrayType}) {
+        if (d[size_t(k)] != stock[size_t(k)]) return false;
+      }
+      return true;
+    };
     for (const Design& d : pruned) {
+      if (!as_vta(d)) continue;
       const MappedDesign m = map_design(space, d, ev.options().board);
       const hw::HwConfig& x = m.config;
       const double bits = 8.0 * (std::ldexp(1.0, x.log_uop_buff_size) + std::ldexp(1.0, x.log_inp_buff_size) +
