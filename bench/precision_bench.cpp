@@ -23,14 +23,10 @@
 #include "model/pipeline.h"
 #include "sim/compute_kernels.h"
 
-using namespace tauvta;
+#include "bench_stats.h"
 
-namespace {
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-}  // namespace
+using namespace tauvta;
+using bench::median;
 
 int main(int argc, char** argv) {
   CLI::App app("precision_bench");

@@ -20,15 +20,13 @@
 #include "tune/task.h"
 #include "tune/tuner.h"
 
+#include "bench_stats.h"
+
 using namespace tauvta;
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using bench::median;
 
 // Trials until best-so-far reaches `target` (the run's length + 1 when it never does).
 double trials_to(const std::vector<double>& best_so_far, double target) {
