@@ -179,6 +179,9 @@ void add_dse(CLI::App& app) {
       "dse", "hardware design-space exploration across precisions: the best design and schedules for a model or "
              "workload on an FPGA (docs/dse.md)");
   add_model_args(cmd, a->model, false);
+  cmd->get_option("--config")->description(
+      "the board's memory side (latencies, bandwidth, port limits) designs are timed with "
+      "(default: the device's preset; the designs' own knobs come from the space)");
   cmd->add_option("--workload", a->workload, "one operator instead of a model, e.g. conv2d,ci=256,h=14,w=14,co=256,k=3,s=1,p=0");
   cmd->add_option("--device", a->device, "pynq-z1, ultra96 or zcu104")->capture_default_str();
   cmd->add_option("--precisions", a->precisions, "input and weight bits to explore, comma-separated")
