@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/fnv1a.h"
 #include "lower/conv_plan.h"
 #include "lower/program.h"
 #include "tune/trial_log.h"
@@ -17,16 +18,6 @@ namespace {
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// FNV-1a of a string, for log file names.
-uint64_t hash64(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : s) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  return h;
 }
 
 void fill_resources(Evaluation& e, const fpga::ResourceEstimate& r, const fpga::Device& device) {
@@ -130,13 +121,13 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
 Evaluator::Evaluator(DseWorkload& workload, const EvaluatorOptions& options, ResultCache* cache)
     : workload_(workload), options_(options), cache_(cache) {
   settings_ = fmt::format("tuner={},seed={},board={}", options.tuner, options.seed,
-                          hash64(options.board.to_json().dump()));
+                          fnv1a64(options.board.to_json().dump()));
 }
 
 std::filesystem::path Evaluator::log_path(const MappedDesign& m) const {
   if (options_.log_dir.empty()) return {};
   return options_.log_dir / fmt::format("{}_{:016x}.jsonl", m.config.name(),
-                                        hash64(timing_key(m) + "|" + workload_.id() + "|" + settings_));
+                                        fnv1a64(timing_key(m) + "|" + workload_.id() + "|" + settings_));
 }
 
 Evaluation Evaluator::cost_only(const DesignSpace& space, const Design& d) const {

@@ -6,24 +6,22 @@
 
 #include "backend/compile_network.h"
 #include "common/error.h"
+#include "common/fnv1a.h"
 
 namespace tauvta::dse {
 
 namespace {
 
-// FNV-1a over the file's bytes: the cache must not reuse results of a different model that
+// The file's bytes hashed: the cache must not reuse results of a different model that
 // happens to have the same name.
 uint64_t file_hash(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot read the model", p.string()));
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = kFnv1aOffset;
   char buf[65536];
   while (in) {
     in.read(buf, sizeof buf);
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      h ^= uint8_t(buf[i]);
-      h *= 1099511628211ull;
-    }
+    h = fnv1a64(std::string_view(buf, size_t(in.gcount())), h);
   }
   return h;
 }
