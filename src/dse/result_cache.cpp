@@ -40,8 +40,8 @@ ResultCache::ResultCache(const std::filesystem::path& path) : path_(path) {
     if (!j.is_object() || !j.contains("cache_key") || !j["cache_key"].is_string()) {
       throw Error(fmt::format("{}: line {} has no cache_key", path.string(), line_no));
     }
-    std::string key = j["cache_key"].get<std::string>();  // before j is moved from
-    entries_[std::move(key)] = std::move(j);
+    // Kept as text: a parsed exhaustive cache holds hundreds of thousands of objects.
+    entries_[j["cache_key"].get<std::string>()] = line;
   }
   if (good < text.size()) std::filesystem::resize_file(path, good);
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
@@ -62,18 +62,19 @@ std::optional<nlohmann::json> ResultCache::find(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;
-  return it->second;
+  return nlohmann::json::parse(it->second);
 }
 
 void ResultCache::put(const std::string& key, const nlohmann::json& value) {
   nlohmann::json j = value;
   j["cache_key"] = key;
-  const std::string line = j.dump() + "\n";
+  std::string line = j.dump();
   std::lock_guard<std::mutex> lock(mu_);
-  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fputc('\n', file_) == EOF ||
+      std::fflush(file_) != 0) {
     throw Error(fmt::format("{}: write failed", path_.string()));
   }
-  entries_[key] = std::move(j);
+  entries_[key] = std::move(line);
 }
 
 size_t ResultCache::size() const {

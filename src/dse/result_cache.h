@@ -32,7 +32,7 @@ class ResultCache {
 
  private:
   std::filesystem::path path_;
-  std::map<std::string, nlohmann::json> entries_;
+  std::map<std::string, std::string> entries_;  // key -> its line (parsed when found)
   std::string repair_note_;
   std::FILE* file_ = nullptr;
   mutable std::mutex mu_;
