@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/error.h"
 #include "fpga/bram_mapping.h"
 #include "fpga/clock_model.h"
 
@@ -16,7 +17,8 @@ namespace {
 
 int log2i(int x) { return int(std::lround(std::log2(double(x)))); }
 
-// The architecture alone (no implementation features): what the constraints need early.
+}  // namespace
+
 hw::HwConfig architecture(const DesignSpace& s, const Design& d) {
   hw::HwConfig c;
   c.target = s.device().name;
@@ -31,6 +33,17 @@ hw::HwConfig architecture(const DesignSpace& s, const Design& d) {
   c.log_uop_buff_size = s.value(d, Knob::kUopBuf);
   return c;
 }
+
+bool encodable(const hw::HwConfig& c) {
+  try {
+    c.validate("design");
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+namespace {
 
 // The ACC buffer's memories under an array option: `copies` x `banks` memories of
 // width x 2^log_depth.

@@ -27,6 +27,12 @@ struct MappedDesign {
   ArrayOption acc_array;
 };
 
+// The design's VTA knobs (widths, BATCH, blocks, buffers) on the built-in timing: what the
+// constraints and the analytic filters read before any implementation feature.
+hw::HwConfig architecture(const DesignSpace& s, const Design& d);
+// Whether the ISA's fields can address `c`'s buffers (HwConfig::validate passes).
+bool encodable(const hw::HwConfig& c);
+
 // `board`: the board's memory side at its own clock (latencies in cycles of board.timing.clock_mhz,
 // bandwidth in GB/s); the design's latencies are the same nanoseconds at its clock.
 MappedDesign map_design(const DesignSpace& s, const Design& d, const hw::HwConfig& board);

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "dse/design_mapping.h"
 #include "fpga/clock_model.h"
+#include "rtl/datapath_shape.h"
 
 namespace tauvta::dse {
 
@@ -68,9 +69,7 @@ DesignSpace::DesignSpace(const SpaceOptions& o) : options_(o) {
   set(K::kBlockIn, {8, 16, 32, 64});
   set(K::kBlockOut, {8, 16, 32, 64});
   set(K::kAccWidth, {16, 32});
-  // Input and weight buffers hold as many elements at every precision as VTA's 8-bit sizes (its
-  // W4A4/W2A2/W1A1 presets scale them the same way): narrower values, fewer bytes.
-  const int shrink = 3 - int(std::lround(std::log2(o.precision)));
+  const int shrink = buffer_shrink();
   set(K::kInpBuf, {15 - shrink, 16 - shrink, 17 - shrink});
   set(K::kWgtBuf, {17 - shrink, 18 - shrink, 19 - shrink});
   set(K::kAccBuf, {16, 17, 18});
@@ -107,22 +106,8 @@ DesignSpace::DesignSpace(const SpaceOptions& o) : options_(o) {
        }},
       {"not-encodable", K::kUopBuf,
        [](const DesignSpace& s, const Design& d) -> const char* {
-         try {
-           hw::HwConfig c;
-           c.log_batch = int(std::log2(s.value(d, K::kBatch)));
-           c.log_block_in = int(std::log2(s.value(d, K::kBlockIn)));
-           c.log_block_out = int(std::log2(s.value(d, K::kBlockOut)));
-           c.log_inp_width = c.log_wgt_width = int(std::log2(s.precision()));
-           c.log_acc_width = int(std::log2(s.value(d, K::kAccWidth)));
-           c.log_inp_buff_size = s.value(d, K::kInpBuf);
-           c.log_wgt_buff_size = s.value(d, K::kWgtBuf);
-           c.log_acc_buff_size = s.value(d, K::kAccBuf);
-           c.log_uop_buff_size = s.value(d, K::kUopBuf);
-           c.validate("design");
-           return nullptr;
-         } catch (const Error&) {
-           return "a buffer depth the ISA's fields cannot address (or under one element)";
-         }
+         return encodable(architecture(s, d)) ? nullptr
+                                              : "a buffer depth the ISA's fields cannot address (or under one element)";
        }},
       {"bus-wider-than-port", K::kBusWidth,
        [v](const DesignSpace& s, const Design& d) -> const char* {
@@ -142,15 +127,14 @@ DesignSpace::DesignSpace(const SpaceOptions& o) : options_(o) {
       {"binding-as-auto", K::kBinding,
        [v](const DesignSpace& s, const Design& d) -> const char* {
          const int b = v(s, d, K::kBinding);
-         const int p = s.precision();
-         const bool auto_dsp = p >= 2 && 2 * p >= 9;
+         const bool auto_dsp = rtl::auto_binds_to_dsp(s.precision(), s.precision());
          return (b == 1 && auto_dsp) || (b == 2 && !auto_dsp) ? "the same binding as auto" : nullptr;
        }},
       {"dsp-limit-unneeded", K::kDspLimit,
        [v](const DesignSpace& s, const Design& d) -> const char* {
          if (v(s, d, K::kDspLimit) == 0) return nullptr;
-         const int p = s.precision(), b = v(s, d, K::kBinding);
-         const bool in_dsp = b == 1 || (b == 0 && p >= 2 && 2 * p >= 9);
+         const int b = v(s, d, K::kBinding);
+         const bool in_dsp = b == 1 || (b == 0 && rtl::auto_binds_to_dsp(s.precision(), s.precision()));
          const double products = double(v(s, d, K::kBatch)) * v(s, d, K::kBlockIn) * v(s, d, K::kBlockOut);
          return !in_dsp || products <= dsp_product_limit(s.device()) ? "every product already fits the DSPs"
                                                                      : nullptr;
@@ -208,24 +192,6 @@ DesignSpace::DesignSpace(const SpaceOptions& o) : options_(o) {
                     : nullptr;
        }},
   };
-}
-
-std::string DesignSpace::value_text(Knob k, int value) const {
-  switch (k) {
-    case K::kAluLanes: return value == 0 ? "complete" : std::to_string(value);
-    case K::kAccPorts: return std::to_string(value);
-    case K::kAluMul:
-    case K::kPipeline:
-    case K::kDataflow:
-    case K::kInline:
-    case K::kDspLimit: return value ? "on" : "off";
-    case K::kBinding: return value == 0 ? "auto" : value == 1 ? "dsp" : "lut";
-    case K::kArrayType: {
-      static const char* names[] = {"none", "partition-cyclic", "partition-block", "reshape-cyclic", "reshape-block"};
-      return names[value];
-    }
-    default: return std::to_string(value);
-  }
 }
 
 double DesignSpace::raw_size() const {
@@ -300,28 +266,17 @@ Design DesignSpace::default_design() const {
   set(K::kAccWidth, 32);
   // VTA's buffer sizes (15, 18, 17, 15), or the nearest ones the ISA can address at this
   // precision (narrower elements make the buffers deeper than the instruction fields reach).
+  const int shrink = buffer_shrink();
   int best = 1 << 30;
-  for (uint8_t i = 0; i < values(K::kInpBuf).size(); ++i) {
-    for (uint8_t w = 0; w < values(K::kWgtBuf).size(); ++w) {
-      for (uint8_t a = 0; a < values(K::kAccBuf).size(); ++a) {
-        for (uint8_t u = 0; u < values(K::kUopBuf).size(); ++u) {
-          Design t = d;
-          t[size_t(K::kInpBuf)] = i;
-          t[size_t(K::kWgtBuf)] = w;
-          t[size_t(K::kAccBuf)] = a;
-          t[size_t(K::kUopBuf)] = u;
-          const int shrink = 3 - int(std::lround(std::log2(precision())));
-          const int dist = std::abs(value(t, K::kInpBuf) - (15 - shrink)) +
-                           std::abs(value(t, K::kWgtBuf) - (18 - shrink)) +
-                           std::abs(value(t, K::kAccBuf) - 17) + std::abs(value(t, K::kUopBuf) - 15);
-          if (dist < best && !constraints_[2].why(*this, t)) {
-            best = dist;
-            d = t;
-          }
-        }
-      }
+  const Design base = d;
+  each_buffers(base, [&](const Design& t) {
+    const int dist = std::abs(value(t, K::kInpBuf) - (15 - shrink)) + std::abs(value(t, K::kWgtBuf) - (18 - shrink)) +
+                     std::abs(value(t, K::kAccBuf) - 17) + std::abs(value(t, K::kUopBuf) - 15);
+    if (dist < best && encodable(architecture(*this, t))) {
+      best = dist;
+      d = t;
     }
-  }
+  });
   set(K::kBusWidth, port_bits(device()));
   const int mhz = std::clamp(int(device().target_mhz) / 20 * 20, 100, 500);
   set(K::kHlsMhz, mhz);
@@ -329,6 +284,39 @@ Design DesignSpace::default_design() const {
   const double products = 16.0 * 16.0;
   if (precision() == 8 && products > dsp_product_limit(device())) set(K::kDspLimit, 1);
   return d;
+}
+
+int DesignSpace::buffer_shrink() const { return 3 - int(std::lround(std::log2(precision()))); }
+
+void DesignSpace::each_buffers(const Design& base, const std::function<void(const Design&)>& visit) const {
+  Design t = base;
+  for (uint8_t i = 0; i < values(K::kInpBuf).size(); ++i) {
+    for (uint8_t w = 0; w < values(K::kWgtBuf).size(); ++w) {
+      for (uint8_t a = 0; a < values(K::kAccBuf).size(); ++a) {
+        for (uint8_t u = 0; u < values(K::kUopBuf).size(); ++u) {
+          t[size_t(K::kInpBuf)] = i;
+          t[size_t(K::kWgtBuf)] = w;
+          t[size_t(K::kAccBuf)] = a;
+          t[size_t(K::kUopBuf)] = u;
+          visit(t);
+        }
+      }
+    }
+  }
+}
+
+hw::HwConfig DesignSpace::task_host(const Design& d) const {
+  hw::HwConfig host = architecture(*this, d);
+  int most = -1;
+  each_buffers(d, [&](const Design& t) {
+    const hw::HwConfig c = architecture(*this, t);
+    const int total = c.log_inp_buff_size + c.log_wgt_buff_size + c.log_acc_buff_size + c.log_uop_buff_size;
+    if (total >= most && encodable(c)) {  // ties: the larger input, then weight, then ACC buffer
+      most = total;
+      host = c;
+    }
+  });
+  return host;
 }
 
 std::string DesignSpace::key(const Design& d) const {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fpga/device.h"
+#include "hw/hw_config.h"
 
 namespace tauvta::dse {
 
@@ -72,8 +73,6 @@ class DesignSpace {
   // The values knob `k` takes (its raw range); value(d, k) is the value design `d` chose.
   const std::vector<int>& values(Knob k) const { return values_[size_t(k)]; }
   int value(const Design& d, Knob k) const { return values_[size_t(k)][d[size_t(k)]]; }
-  // "16", "complete", "partition-cyclic", "auto", ... for tables.
-  std::string value_text(Knob k, int value) const;
 
   double raw_size() const;  // the product of every knob's value count
 
@@ -89,6 +88,12 @@ class DesignSpace {
   // Index of `value` among knob `k`'s values; nullopt when it is not one.
   std::optional<uint8_t> index_of(Knob k, int value) const;
 
+  // The config the workload's tasks are extracted on for design `d`: its architecture with the
+  // largest buffers the space offers that the ISA can address at its blocking (a layer the compiler
+  // places on the CPU there has no design of that class that runs it). The same for every design
+  // of one precision, accumulator, BATCH and blocking.
+  hw::HwConfig task_host(const Design& d) const;
+
   // "b1_bi16_bo16_acc32_..._arr0-1-2": every knob's value, stable across runs: the cache key.
   std::string key(const Design& d) const;
   // The design's knob values as numbers (the models' features; strategies' indices omitted).
@@ -103,6 +108,12 @@ class DesignSpace {
   const std::vector<Constraint>& constraints() const { return constraints_; }
 
  private:
+  // Input and weight buffers hold as many elements at every precision as VTA's 8-bit sizes (its
+  // W4A4/W2A2/W1A1 presets scale them the same way): log2 bytes less 3 - log2(precision).
+  int buffer_shrink() const;
+  // `base` with every combination of the four buffer knobs' values.
+  void each_buffers(const Design& base, const std::function<void(const Design&)>& visit) const;
+
   SpaceOptions options_;
   std::array<std::vector<int>, kNumKnobs> values_;
   std::vector<Constraint> constraints_;

@@ -225,7 +225,7 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
   if (e.feasible) {
     const MappedDesign m = map_design(space, d, options_.board);
     try {
-      const auto tasks = workload_.tasks(m.config);
+      const auto tasks = workload_.tasks(space.task_host(d));
       std::shared_ptr<const std::vector<TaskTime>> times;
       const std::string tkey = timing_key(m);
       if (budget <= 0) {

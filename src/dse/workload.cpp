@@ -73,36 +73,8 @@ std::shared_ptr<const model::LoadedModel> DseWorkload::loaded(const hw::HwConfig
   }
 }
 
-std::shared_ptr<const std::vector<WorkloadTask>> DseWorkload::tasks(const hw::HwConfig& c) {
-  // The largest buffers the space offers that the ISA can address at this blocking (a layer the
-  // compiler places on the CPU there has no design that runs it): one compile per class.
-  const int shrink = 3 - c.log_inp_width;  // the space's sizes at this precision (dse/design_space.cpp)
-  hw::HwConfig big = c;
-  bool found = false;
-  for (int total = (17 - shrink) + (19 - shrink) + 18 + 15; total >= 0 && !found; --total) {
-    for (int i = 17 - shrink; i >= 15 - shrink && !found; --i) {
-      for (int w = 19 - shrink; w >= 17 - shrink && !found; --w) {
-        for (int a = 18; a >= 16 && !found; --a) {
-          const int u = total - i - w - a;
-          if (u < 14 || u > 15) continue;
-          big.log_inp_buff_size = i;
-          big.log_wgt_buff_size = w;
-          big.log_acc_buff_size = a;
-          big.log_uop_buff_size = u;
-          try {
-            big.validate("design");
-            found = true;
-          } catch (const Error&) {
-          }
-        }
-      }
-    }
-  }
-  if (!found) big = c;
-  const std::string key = found ? fmt::format("{}b{}x{}x{}", width_key(c), c.batch(), c.block_in(), c.block_out())
-                                : fmt::format("{}b{}x{}x{}_{}_{}_{}_{}", width_key(c), c.batch(), c.block_in(),
-                                              c.block_out(), c.log_inp_buff_size, c.log_wgt_buff_size,
-                                              c.log_acc_buff_size, c.log_uop_buff_size);
+std::shared_ptr<const std::vector<WorkloadTask>> DseWorkload::tasks(const hw::HwConfig& host) {
+  const std::string key = host.name();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = tasks_.find(key); it != tasks_.end()) return it->second;
@@ -111,16 +83,16 @@ std::shared_ptr<const std::vector<WorkloadTask>> DseWorkload::tasks(const hw::Hw
   auto out = std::make_shared<std::vector<WorkloadTask>>();
   try {
     if (spec_) {
-      out->push_back({tune::workload_task(c, *spec_), 1});
+      out->push_back({tune::workload_task(host, *spec_), 1});
     } else {
-      const auto m = loaded(c);
+      const auto m = loaded(host);
       backend::CompileOptions co;
       co.batch = batch_;
-      const backend::CompiledNetwork net = backend::compile_network(m->quant.graph, big, co);
+      const backend::CompiledNetwork net = backend::compile_network(m->quant.graph, host, co);
       for (const backend::NetworkLayer& l : net.layers) {
         const bool gemm = backend::is_gemm_op(l.op) || l.op == "QConv" || l.op == "QGemm" || l.op == "QConvTranspose";
         if (gemm && l.placement != backend::Placement::kVta) {
-          throw Error(fmt::format("layer '{}' ({}) cannot run on a {} design: {}", l.name, l.op, c.name(), l.reason));
+          throw Error(fmt::format("layer '{}' ({}) cannot run on a {} design: {}", l.name, l.op, host.name(), l.reason));
         }
       }
       for (tune::TuneTask& t : tune::extract_tasks(net)) {

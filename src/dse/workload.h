@@ -4,7 +4,8 @@
 // model's layers that share it: the design's time is the sum of its tasks' cycles times their
 // layers. Tasks depend on the precision, accumulator, BATCH and the blocking (input folding,
 // channel padding), not on the buffers or the implementation, so they are extracted once per such
-// class from a compile at the space's largest buffers. Thread-safe: workers ask concurrently.
+// class, from a compile on the class's host config (DesignSpace::task_host: the largest buffers the
+// space offers). Thread-safe: workers ask concurrently.
 #pragma once
 
 #include <cstdint>
@@ -43,9 +44,10 @@ class DseWorkload {
   int64_t batch() const { return batch_; }
   bool is_model() const { return !model_path_.empty(); }
 
-  // The tasks `c` runs (its precision, accumulator, batch and blocking). Throws tauvta::Error
-  // naming the layer when the workload cannot be placed whole on such a design.
-  std::shared_ptr<const std::vector<WorkloadTask>> tasks(const hw::HwConfig& c);
+  // The tasks of the designs `host` stands for (its precision, accumulator, batch and blocking),
+  // compiled once per host. Throws tauvta::Error naming the layer when the workload cannot be
+  // placed whole on such a design.
+  std::shared_ptr<const std::vector<WorkloadTask>> tasks(const hw::HwConfig& host);
   // The model quantized at `c`'s widths (loaded on first use).
   std::shared_ptr<const model::LoadedModel> loaded(const hw::HwConfig& c);
 

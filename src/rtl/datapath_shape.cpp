@@ -63,8 +63,7 @@ DatapathShape shape_of(const hw::HwConfig& c, const RtlOptions& o) {
     case ProductBinding::kDsp: s.products_in_dsp = true; break;
     case ProductBinding::kLut: s.products_in_dsp = false; break;
     case ProductBinding::kAuto:
-      // yosys's mul2dsp rule for Xilinx: both operands at least 2 bits, the product at least 9.
-      s.products_in_dsp = s.inp_width >= 2 && s.wgt_width >= 2 && s.inp_width + s.wgt_width >= 9;
+      s.products_in_dsp = auto_binds_to_dsp(s.inp_width, s.wgt_width);
       break;
   }
   s.dsp_products = !s.products_in_dsp ? 0

@@ -20,6 +20,11 @@ enum class ProductBinding : uint8_t { kAuto = 0, kDsp = 1, kLut = 2 };
 const char* binding_name(ProductBinding b);
 // Parses "auto", "dsp" or "lut"; throws tauvta::Error naming `what` and the value otherwise.
 ProductBinding parse_binding(const std::string& text, const std::string& what);
+// kAuto's rule (yosys's mul2dsp for Xilinx): a product goes to a DSP slice when both operands are
+// at least 2 bits and the product at least 9.
+inline bool auto_binds_to_dsp(int inp_width, int wgt_width) {
+  return inp_width >= 2 && wgt_width >= 2 && inp_width + wgt_width >= 9;
+}
 
 // Implementation choices that change the generated hardware but not what it computes.
 struct RtlOptions {
