@@ -177,8 +177,8 @@ bool array_option_saves(const DesignSpace& s, const Design& d) {
   return split.bram36 < plain.bram36;
 }
 
-std::string timing_key(const MappedDesign& m) {
-  nlohmann::json j = m.config.to_json();
+std::string timing_key(const hw::HwConfig& config) {
+  nlohmann::json j = config.to_json();
   j.erase("TARGET");
   return j.dump();
 }

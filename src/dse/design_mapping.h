@@ -54,8 +54,9 @@ double block_ram_fmax_mhz(const fpga::Device& device);
 // Whether design `d`'s ACC partition or reshape needs fewer block RAMs than the plain buffer.
 bool array_option_saves(const DesignSpace& s, const Design& d);
 
-// Everything a design's cycle count depends on (config and timing parameters, not the binding,
-// DSP limit or array options): designs with equal keys share one performance evaluation.
-std::string timing_key(const MappedDesign& m);
+// Everything a design's cycle count depends on: its mapped config (knobs and timing parameters;
+// not the binding, DSP limit or array options, which are not in it). Designs with equal keys share
+// one performance evaluation.
+std::string timing_key(const hw::HwConfig& config);
 
 }  // namespace tauvta::dse

@@ -117,8 +117,7 @@ void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionRe
       const std::filesystem::path bdir = dir / "best" / fmt::format("p{}", r.precision);
       write_atomic(bdir / "vta_config.json", b.config.to_json().dump(2) + "\n");
       write_atomic(bdir / "evaluation.json", to_json(b).dump(2) + "\n");
-      const MappedDesign m{b.config, b.rtl, {}};
-      const std::filesystem::path log = evaluator.log_path(m);
+      const std::filesystem::path log = evaluator.log_path(b.config);
       if (!log.empty() && std::filesystem::exists(log)) {
         std::ifstream in(log, std::ios::binary);
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

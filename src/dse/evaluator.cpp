@@ -124,18 +124,21 @@ Evaluator::Evaluator(DseWorkload& workload, const EvaluatorOptions& options, Res
                           fnv1a64(options.board.to_json().dump()));
 }
 
-std::filesystem::path Evaluator::log_path(const MappedDesign& m) const {
+std::filesystem::path Evaluator::log_path(const hw::HwConfig& config) const {
   if (options_.log_dir.empty()) return {};
-  return options_.log_dir / fmt::format("{}_{:016x}.jsonl", m.config.name(),
-                                        fnv1a64(timing_key(m) + "|" + workload_.id() + "|" + settings_));
+  return options_.log_dir / fmt::format("{}_{:016x}.jsonl", config.name(),
+                                        fnv1a64(timing_key(config) + "|" + workload_.id() + "|" + settings_));
 }
 
 Evaluation Evaluator::cost_only(const DesignSpace& space, const Design& d) const {
+  return priced(space, d, map_design(space, d, options_.board));
+}
+
+Evaluation Evaluator::priced(const DesignSpace& space, const Design& d, const MappedDesign& m) const {
   Evaluation e;
   e.key = space.key(d);
   e.precision = space.precision();
   e.design = d;
-  const MappedDesign m = map_design(space, d, options_.board);
   e.config = m.config;
   e.rtl = m.rtl;
   e.clock_mhz = m.config.timing.clock_mhz;
@@ -144,9 +147,8 @@ Evaluation Evaluator::cost_only(const DesignSpace& space, const Design& d) const
   return e;
 }
 
-std::vector<TaskTime> Evaluator::time_tasks(const MappedDesign& m, const std::vector<WorkloadTask>& tasks,
+std::vector<TaskTime> Evaluator::time_tasks(const hw::HwConfig& c, const std::vector<WorkloadTask>& tasks,
                                             int64_t budget) {
-  const hw::HwConfig& c = m.config;
   std::vector<TaskTime> out;
   if (budget <= 0) {
     lower::ProgramTimer timer(c);
@@ -174,7 +176,7 @@ std::vector<TaskTime> Evaluator::time_tasks(const MappedDesign& m, const std::ve
   o.verify_sample = 0;
   tune::Measurer meter(c, 1);
   std::unique_ptr<tune::TrialLog> log;
-  if (const auto p = log_path(m); !p.empty()) {
+  if (const auto p = log_path(c); !p.empty()) {
     std::filesystem::create_directories(p.parent_path());
     log = std::make_unique<tune::TrialLog>(p);
   }
@@ -210,30 +212,29 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
     throw Error(fmt::format("design {} is outside the pruned space: {}", space.key(d), *why));
   }
   const std::string cache_key = ResultCache::make_key(space.key(d), workload_.id(), budget, settings_);
+  const MappedDesign m = map_design(space, d, options_.board);
   if (cache_) {
     if (auto j = cache_->find(cache_key)) {
       Evaluation e = evaluation_from_json(*j);
-      const MappedDesign m = map_design(space, d, options_.board);  // not kept in the line
-      e.config = m.config;
+      e.config = m.config;  // not kept in the line
       e.rtl = m.rtl;
       return e;
     }
   }
-  Evaluation e = cost_only(space, d);
+  Evaluation e = priced(space, d, m);
   e.budget = budget;
   const bool timed = e.feasible;
   if (e.feasible) {
-    const MappedDesign m = map_design(space, d, options_.board);
     try {
       const auto tasks = workload_.tasks(space.task_host(d));
       std::shared_ptr<const std::vector<TaskTime>> times;
-      const std::string tkey = timing_key(m);
+      const std::string tkey = timing_key(m.config);
       if (budget <= 0) {
         std::lock_guard<std::mutex> lock(mu_);
         if (auto it = screened_.find(tkey); it != screened_.end()) times = it->second;
       }
       if (!times) {
-        times = std::make_shared<const std::vector<TaskTime>>(time_tasks(m, *tasks, budget));
+        times = std::make_shared<const std::vector<TaskTime>>(time_tasks(m.config, *tasks, budget));
         if (budget <= 0) {
           std::lock_guard<std::mutex> lock(mu_);
           screened_.emplace(tkey, times);

@@ -82,13 +82,14 @@ class Evaluator {
   Evaluation cost_only(const DesignSpace& space, const Design& d) const;
 
   const EvaluatorOptions& options() const { return options_; }
-  // The tuning log of design `m` (empty path when no log directory).
-  std::filesystem::path log_path(const MappedDesign& m) const;
+  // The tuning log of a design mapped to `config` (empty path when no log directory).
+  std::filesystem::path log_path(const hw::HwConfig& config) const;
   // Evaluations timed in this run (not read from the cache; resource-only verdicts not counted).
   int64_t computed() const { return computed_; }
 
  private:
-  std::vector<TaskTime> time_tasks(const MappedDesign& m, const std::vector<WorkloadTask>& tasks, int64_t budget);
+  Evaluation priced(const DesignSpace& space, const Design& d, const MappedDesign& m) const;
+  std::vector<TaskTime> time_tasks(const hw::HwConfig& c, const std::vector<WorkloadTask>& tasks, int64_t budget);
 
   DseWorkload& workload_;
   EvaluatorOptions options_;

@@ -6,11 +6,20 @@
 #include <map>
 #include <set>
 
+#include "dse/design_mapping.h"
 #include "dse/strategies.h"
 
 namespace tauvta::dse {
 
-std::vector<Design> best_distinct(const DesignSpace& space, std::span<const Evaluation> evals, size_t n) {
+bool next_resource_chunk(const std::vector<Design>& pruned, size_t& pos, std::vector<Ask>& asks) {
+  constexpr size_t kChunk = 2048;  // large enough to keep the threads busy, small for progress
+  if (pos >= pruned.size()) return false;
+  const size_t end = std::min(pruned.size(), pos + kChunk);
+  for (; pos < end; ++pos) asks.push_back({pruned[pos], -1, false});
+  return true;
+}
+
+std::vector<Design> best_distinct(std::span<const Evaluation> evals, size_t n) {
   std::vector<const Evaluation*> ok;
   for (const Evaluation& e : evals) {
     if (e.feasible && e.cycles > 0) ok.push_back(&e);
@@ -23,10 +32,9 @@ std::vector<Design> best_distinct(const DesignSpace& space, std::span<const Eval
   std::set<std::string> seen;
   for (const Evaluation* e : ok) {
     if (out.size() >= n) break;
-    if (!seen.insert(e->config.to_json().dump()).second) continue;
+    if (!seen.insert(timing_key(e->config)).second) continue;
     out.push_back(e->design);
   }
-  (void)space;
   return out;
 }
 
@@ -39,11 +47,7 @@ class Exhaustive final : public Strategy {
 
   std::vector<Ask> next() override {
     std::vector<Ask> asks;
-    if (pos_ < pruned_.size()) {
-      const size_t end = std::min(pruned_.size(), pos_ + kChunk);
-      for (; pos_ < end; ++pos_) asks.push_back({pruned_[pos_], -1, false});
-      return asks;
-    }
+    if (next_resource_chunk(pruned_, pos_, asks)) return asks;
     if (fpos_ < feasible_.size()) {
       const size_t end = std::min(feasible_.size(), fpos_ + kChunk);
       for (; fpos_ < end; ++fpos_) asks.push_back({feasible_[fpos_], 0});
@@ -51,7 +55,7 @@ class Exhaustive final : public Strategy {
     }
     if (finals_done_ || o_.budget == 0) return asks;
     finals_done_ = true;
-    for (const Design& d : best_distinct(space_, screened_, size_t(o_.finalists))) asks.push_back({d, o_.budget});
+    for (const Design& d : best_distinct(screened_, size_t(o_.finalists))) asks.push_back({d, o_.budget});
     return asks;
   }
   void report(std::span<const Evaluation> results) override {

@@ -40,7 +40,7 @@ PrecisionResult explore(const DesignSpace& space, Evaluator& evaluator, const Ex
   r.raw_size = space.raw_size();
   std::vector<Design> pruned = space.pruned();
   r.pruned_size = pruned.size();
-  std::unique_ptr<Strategy> strategy = make_strategy(o.strategy, space, std::move(pruned), evaluator);
+  std::unique_ptr<Strategy> strategy = make_strategy(o.strategy, space, std::move(pruned));
   const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
 
   ExploreProgress p;

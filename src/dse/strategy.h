@@ -56,10 +56,10 @@ class Strategy {
   virtual nlohmann::json summary() const { return nlohmann::json::object(); }
 };
 
-// `pruned`: the space's pruned designs (DesignSpace::pruned()); `evaluator` prices designs for
-// the strategies that rank by resources. Throws tauvta::Error for an unknown kind.
+// `pruned`: the space's pruned designs (DesignSpace::pruned()). Throws tauvta::Error for an
+// unknown kind.
 std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, const DesignSpace& space,
-                                        std::vector<Design> pruned, const Evaluator& evaluator);
+                                        std::vector<Design> pruned);
 const char* strategy_kinds();  // "exhaustive, halving, tau, vta"
 
 }  // namespace tauvta::dse

@@ -17,8 +17,7 @@ namespace {
 
 class VtaSelection final : public Strategy {
  public:
-  VtaSelection(const StrategyOptions& o, const DesignSpace& space, std::vector<Design> pruned, const Evaluator& ev)
-      : o_(o) {
+  VtaSelection(const StrategyOptions& o, const DesignSpace& space, std::vector<Design> pruned) : o_(o) {
     const double bram_bits = space.device().total.bram36 * 36864.0;
     struct Cand {
       Design d;
@@ -34,8 +33,8 @@ class VtaSelection final : public Strategy {
     };
     for (const Design& d : pruned) {
       if (!as_vta(d)) continue;
-      const MappedDesign m = map_design(space, d, ev.options().board);
-      const hw::HwConfig& x = m.config;
+      hw::HwConfig x = architecture(space, d);
+      x.timing.clock_mhz = space.value(d, Knob::kImplMhz);
       const double bits = 8.0 * (std::ldexp(1.0, x.log_uop_buff_size) + std::ldexp(1.0, x.log_inp_buff_size) +
                                  std::ldexp(1.0, x.log_wgt_buff_size) + std::ldexp(1.0, x.log_acc_buff_size) +
                                  double(x.out_elem_bytes()) * x.out_depth());
@@ -72,8 +71,8 @@ class VtaSelection final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_vta_selection(const StrategyOptions& o, const DesignSpace& space,
-                                             std::vector<Design> pruned, const Evaluator& evaluator) {
-  return std::make_unique<VtaSelection>(o, space, std::move(pruned), evaluator);
+                                             std::vector<Design> pruned) {
+  return std::make_unique<VtaSelection>(o, space, std::move(pruned));
 }
 
 }  // namespace tauvta::dse
