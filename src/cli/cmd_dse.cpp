@@ -61,10 +61,7 @@ hw::HwConfig board_config(const DseArgs& a, const fpga::Device& d) {
 void run_dse(const DseArgs& a) {
   if (a.out.empty()) throw Error("dse: --out DIR is required");
   if (a.model.model.empty() == a.workload.empty()) throw Error("dse: give a model or --workload SPEC (one of them)");
-  const std::string& kind = a.strategy.kind;
-  if (kind != "exhaustive" && kind != "halving" && kind != "tau" && kind != "vta") {
-    throw Error(fmt::format("dse: unknown strategy '{}' (expected one of {})", kind, dse::strategy_kinds()));
-  }
+  dse::check_strategy_kind(a.strategy.kind);  // before anything is loaded or written
   const fpga::Device& device = fpga::find_device(a.device);
   const std::vector<int> precisions = parse_precisions(a.precisions);
   std::unique_ptr<dse::DseWorkload> workload;

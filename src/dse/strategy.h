@@ -61,5 +61,7 @@ class Strategy {
 std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, const DesignSpace& space,
                                         std::vector<Design> pruned);
 const char* strategy_kinds();  // "exhaustive, halving, tau, vta"
+// Throws tauvta::Error naming `kind` and the known ones unless it is one of them.
+void check_strategy_kind(const std::string& kind);
 
 }  // namespace tauvta::dse

@@ -81,6 +81,11 @@ int read_int(const json& v, const std::string& source, const std::string& key) {
   return v.get<int>();
 }
 
+bool read_bool(const json& v, const std::string& source, const std::string& key) {
+  if (!v.is_boolean()) throw Error(fmt::format("{}: {} must be true or false, got {}", source, key, v.dump()));
+  return v.get<bool>();
+}
+
 double read_number(const json& v, const std::string& source, const std::string& key) {
   if (!v.is_number()) {
     throw Error(fmt::format("{}: key {} must be a number, got {}", source, key, v.dump()));
@@ -109,15 +114,9 @@ void parse_timing(const json& t, const std::string& source, TimingParams& out) {
     } else if (key == "DRAM_BANDWIDTH_GBPS") {
       out.dram_bandwidth_gbps = read_number(value, source, path);
     } else if (key == "ALU_MUL") {
-      if (!value.is_boolean()) {
-        throw Error(fmt::format("{}: {} must be true or false, got {}", source, path, value.dump()));
-      }
-      out.alu_mul = value.get<bool>();
+      out.alu_mul = read_bool(value, source, path);
     } else if (key == "DATAFLOW") {
-      if (!value.is_boolean()) {
-        throw Error(fmt::format("{}: {} must be true or false, got {}", source, path, value.dump()));
-      }
-      out.dataflow = value.get<bool>();
+      out.dataflow = read_bool(value, source, path);
     } else {
       throw Error(fmt::format("{}: unknown key {}", source, path));
     }
