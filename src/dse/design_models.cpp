@@ -5,7 +5,10 @@
 #include <numeric>
 #include <random>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "common/error.h"
 
 namespace tauvta::dse {
 
@@ -45,11 +48,11 @@ ml::CostModelOptions regression(uint64_t seed) {
   return o;
 }
 
-std::vector<float> rows_of(const DesignSpace& space, std::span<const Evaluation> evals) {
+std::vector<float> rows_of(const DesignSpace& space, std::span<const Evaluation* const> evals) {
   std::vector<float> rows;
   rows.reserve(evals.size() * kNumKnobs);
-  for (const Evaluation& e : evals) {
-    const std::vector<float> f = space.features(e.design);
+  for (const Evaluation* e : evals) {
+    const std::vector<float> f = space.features(e->design);
     rows.insert(rows.end(), f.begin(), f.end());
   }
   return rows;
@@ -66,22 +69,27 @@ std::vector<std::pair<std::string, double>> normalized(std::vector<std::pair<std
 
 }  // namespace
 
-DesignModels::DesignModels(uint64_t seed) : seed_(seed) { gops_importance_.fill(1.0 / kNumKnobs); }
+DesignModels::DesignModels(uint64_t seed, std::vector<Target> targets) : seed_(seed), targets_(std::move(targets)) {
+  gops_importance_.fill(1.0 / kNumKnobs);
+}
 
 void DesignModels::fit(const DesignSpace& space, std::span<const Evaluation> evals) {
   if (evals.size() < 5) return;
-  const std::vector<float> rows = rows_of(space, evals);
-  std::vector<ml::CostModel> models;
-  for (int t = 0; t < kNumTargets; ++t) {
+  std::vector<const Evaluation*> all;
+  for (const Evaluation& e : evals) all.push_back(&e);
+  const std::vector<float> rows = rows_of(space, all);
+  std::vector<std::optional<ml::CostModel>> models(kNumTargets);
+  for (Target t : targets_) {
     std::vector<float> y;
-    for (const Evaluation& e : evals) y.push_back(float(target_value(e, Target(t))));
+    for (const Evaluation& e : evals) y.push_back(float(target_value(e, t)));
     ml::CostModel m(DesignSpace::feature_names(), regression(seed_ + uint64_t(t)));
     m.fit(rows, y);
-    models.push_back(std::move(m));
+    models[size_t(t)] = std::move(m);
   }
   models_ = std::move(models);
   trained_ = true;
-  const auto imp = normalized(models_[0].feature_importance("gain"));
+  if (!models_[size_t(Target::kGops)]) return;
+  const auto imp = normalized(models_[size_t(Target::kGops)]->feature_importance("gain"));
   const auto names = DesignSpace::feature_names();
   double sum = 0;
   for (int k = 0; k < kNumKnobs; ++k) {
@@ -96,12 +104,14 @@ void DesignModels::fit(const DesignSpace& space, std::span<const Evaluation> eva
 }
 
 std::vector<float> DesignModels::predict(Target t, std::span<const float> rows) const {
-  return models_[size_t(t)].predict(rows);
+  if (!trained_ || !models_[size_t(t)]) throw InternalError(fmt::format("no {} model fitted", target_name(t)));
+  return models_[size_t(t)]->predict(rows);
 }
 
 std::array<double, kNumKnobs> DesignModels::gops_importance() const { return gops_importance_; }
 
-ImportanceReport analyze_importance(const DesignSpace& space, std::span<const Evaluation> evals, uint64_t seed) {
+ImportanceReport analyze_importance(const DesignSpace& space, std::span<const Evaluation* const> evals,
+                                    uint64_t seed) {
   ImportanceReport r;
   r.precision = space.precision();
   r.samples = evals.size();
@@ -111,7 +121,7 @@ ImportanceReport analyze_importance(const DesignSpace& space, std::span<const Ev
   std::mt19937_64 rng(seed);
   std::shuffle(order.begin(), order.end(), rng);
   const size_t held = std::max<size_t>(1, evals.size() / 5);
-  std::vector<Evaluation> train, test;
+  std::vector<const Evaluation*> train, test;
   for (size_t i = 0; i < order.size(); ++i) (i < held ? test : train).push_back(evals[order[i]]);
   const std::vector<float> train_rows = rows_of(space, train), test_rows = rows_of(space, test);
   const std::vector<float> all_rows = rows_of(space, evals);
@@ -121,12 +131,12 @@ ImportanceReport analyze_importance(const DesignSpace& space, std::span<const Ev
     tr.train = train.size();
     tr.heldout = test.size();
     std::vector<float> y;
-    for (const Evaluation& e : train) y.push_back(float(target_value(e, Target(t))));
+    for (const Evaluation* e : train) y.push_back(float(target_value(*e, Target(t))));
     ml::CostModel m(DesignSpace::feature_names(), regression(seed + uint64_t(t)));
     m.fit(train_rows, y);
     const std::vector<float> p = m.predict(test_rows);
     double largest = 0;
-    for (const Evaluation& e : evals) largest = std::max(largest, target_value(e, Target(t)));
+    for (const Evaluation* e : evals) largest = std::max(largest, target_value(*e, Target(t)));
     if (largest <= 0) {  // every design scores 0 (none feasible): nothing to learn or rank
       tr.within10 = 1;
       r.targets.push_back(std::move(tr));
@@ -135,7 +145,7 @@ ImportanceReport analyze_importance(const DesignSpace& space, std::span<const Ev
     std::vector<double> errors;
     size_t within = 0;
     for (size_t i = 0; i < test.size(); ++i) {
-      const double truth = target_value(test[i], Target(t));
+      const double truth = target_value(*test[i], Target(t));
       const double err = std::abs(double(p[i]) - truth);
       const double rel = truth > 0 ? err / truth : (err <= 0.1 * largest ? 0.0 : 1.0);
       errors.push_back(rel);
@@ -146,7 +156,7 @@ ImportanceReport analyze_importance(const DesignSpace& space, std::span<const Ev
     tr.median_error = errors.empty() ? 0 : errors[errors.size() / 2];
     // Importance from a model of every sample (the split is only for the accuracy).
     std::vector<float> ya;
-    for (const Evaluation& e : evals) ya.push_back(float(target_value(e, Target(t))));
+    for (const Evaluation* e : evals) ya.push_back(float(target_value(*e, Target(t))));
     ml::CostModel full(DesignSpace::feature_names(), regression(seed + uint64_t(t)));
     full.fit(all_rows, ya);
     tr.importance = normalized(full.feature_importance("gain"));

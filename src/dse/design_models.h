@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -42,25 +43,29 @@ nlohmann::json to_json(const ImportanceReport& r);
 
 class DesignModels {
  public:
-  explicit DesignModels(uint64_t seed);
-  // Fits every target on `evals` (one precision). Needs at least 5 designs; fewer leaves the
+  // Models of `targets` only (a search that learns GOPS and resources from different data keeps
+  // two instances).
+  DesignModels(uint64_t seed, std::vector<Target> targets);
+  // Fits the targets on `evals` (one precision). Needs at least 5 designs; fewer leaves the
   // models untrained.
   void fit(const DesignSpace& space, std::span<const Evaluation> evals);
   bool trained() const { return trained_; }
-  // Predictions of target `t` for `rows` (n x kNumKnobs features).
+  // Predictions of target `t` (one of the instance's targets) for `rows` (n x kNumKnobs features).
   std::vector<float> predict(Target t, std::span<const float> rows) const;
-  // Normalized GOPS importance per knob (uniform before training).
+  // Normalized GOPS importance per knob (uniform before training or without a GOPS model).
   std::array<double, kNumKnobs> gops_importance() const;
 
  private:
   uint64_t seed_;
+  std::vector<Target> targets_;
   bool trained_ = false;
-  std::vector<ml::CostModel> models_;
+  std::vector<std::optional<ml::CostModel>> models_;  // by target
   std::array<double, kNumKnobs> gops_importance_{};
 };
 
 // Trains on 80% of `evals` and measures on the rest; every design's importance from a model
 // trained on all of them.
-ImportanceReport analyze_importance(const DesignSpace& space, std::span<const Evaluation> evals, uint64_t seed);
+ImportanceReport analyze_importance(const DesignSpace& space, std::span<const Evaluation* const> evals,
+                                    uint64_t seed);
 
 }  // namespace tauvta::dse

@@ -97,22 +97,23 @@ PrecisionResult explore(const DesignSpace& space, Evaluator& evaluator, const Ex
     }
   }
   r.strategy_summary = strategy->summary();
-  // Importance over what the search timed (resources-only designs add to the resource targets
-  // through the same models: a design's GOPS is 0 when it does not fit).
-  std::vector<Evaluation> timed;
+  // Importance over the designs the search timed (every kept evaluation when it timed fewer than
+  // 5), at most 4000 of them drawn at random: enough for the models, and fitting the whole
+  // screened space takes long.
+  std::vector<const Evaluation*> data;
   for (const Evaluation& e : r.evaluations) {
-    if (e.budget >= 0) timed.push_back(e);
+    if (e.budget >= 0) data.push_back(&e);
   }
-  std::vector<Evaluation>& data = timed.size() >= 5 ? timed : r.evaluations;
-  std::vector<Evaluation> sample;
-  if (data.size() > 4000) {  // enough for the models; fitting the whole screened space takes long
-    std::vector<size_t> idx(data.size());
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  if (data.size() < 5) {
+    data.clear();
+    for (const Evaluation& e : r.evaluations) data.push_back(&e);
+  }
+  if (data.size() > 4000) {
     std::mt19937_64 rng(o.strategy.seed);
-    std::shuffle(idx.begin(), idx.end(), rng);
-    for (size_t i = 0; i < 4000; ++i) sample.push_back(data[idx[i]]);
+    std::shuffle(data.begin(), data.end(), rng);
+    data.resize(4000);
   }
-  r.importance = analyze_importance(space, sample.empty() ? data : sample, o.strategy.seed);
+  r.importance = analyze_importance(space, data, o.strategy.seed);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -23,7 +23,9 @@ constexpr int kProposals = 400;
 class Tau final : public Strategy {
  public:
   Tau(const StrategyOptions& o, const DesignSpace& space, std::vector<Design> pruned)
-      : o_(o), space_(space), pruned_(std::move(pruned)), rng_(o.seed), perf_(o.seed), res_(o.seed + 17) {}
+      : o_(o), space_(space), pruned_(std::move(pruned)), rng_(o.seed),
+        perf_(o.seed, {Target::kGops}),
+        res_(o.seed + 17, {Target::kLut, Target::kFf, Target::kDsp, Target::kBram}) {}
 
   std::vector<Ask> next() override {
     std::vector<Ask> asks;
