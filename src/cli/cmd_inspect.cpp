@@ -87,6 +87,7 @@ void run_inspect(const InspectArgs& a) {
   const size_t imported_nodes = g.nodes.size();
   graph::ShapeInferenceOptions options;
   options.batch = a.batch.value_or(1);
+  options.evaluate = cpu::eval_float_node;
   g = graph::infer_shapes(g, options);
   if (a.fold) {
     g = graph::fold_constants(g, cpu::eval_float_node);

@@ -48,4 +48,31 @@ void for_each_broadcast_run(const BroadcastPlan& p, F&& f) {
   }
 }
 
+// out[i] = op(x[i], y[i]) under NumPy broadcasting, with tight loops for the same-shape and
+// scalar-operand runs. TA, TB: the operands' element types; TO: the output's (bool for
+// comparisons). `out` must already have the broadcast shape.
+template <class TA, class TB, class TO, class Op>
+void broadcast_binary(const graph::Tensor& x, const graph::Tensor& y, graph::Tensor& out, Op op) {
+  const TA* a = x.data<TA>();
+  const TB* b = y.data<TB>();
+  TO* o = out.data<TO>();
+  for_each_broadcast_run(plan_broadcast(out.shape(), x.shape(), y.shape()),
+                         [&](int64_t oo, int64_t ao, int64_t bo, int64_t n, int64_t as, int64_t bs) {
+                           const TA* pa = a + ao;
+                           const TB* pb = b + bo;
+                           TO* po = o + oo;
+                           if (as == 1 && bs == 1) {
+                             for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i], pb[i]);
+                           } else if (as == 0 && bs == 1) {
+                             const TA va = *pa;
+                             for (int64_t i = 0; i < n; ++i) po[i] = op(va, pb[i]);
+                           } else if (as == 1 && bs == 0) {
+                             const TB vb = *pb;
+                             for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i], vb);
+                           } else {
+                             for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i * as], pb[i * bs]);
+                           }
+                         });
+}
+
 }  // namespace tauvta::cpu

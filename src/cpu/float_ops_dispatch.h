@@ -31,4 +31,11 @@ decltype(auto) dispatch_floating(const OpArgs& a, DType t, F&& f) {
   a.fail(std::string("does not take dtype ") + graph::dtype_name(t) + " (float32 or float64 only)");
 }
 
+// Every dtype, bool included (comparisons for equality, Where, data movement).
+template <class F>
+decltype(auto) dispatch_any(const OpArgs& a, DType t, F&& f) {
+  if (t == DType::kBool) return f(bool{});
+  return dispatch_numeric(a, t, std::forward<F>(f));
+}
+
 }  // namespace tauvta::cpu

@@ -39,30 +39,6 @@ struct Wrap {
   }
 };
 
-template <class T, class Op>
-void binary_runs(const Tensor& x, const Tensor& y, Tensor& out, Op op) {
-  const T* a = x.data<T>();
-  const T* b = y.data<T>();
-  T* o = out.data<T>();
-  for_each_broadcast_run(plan_broadcast(out.shape(), x.shape(), y.shape()),
-                         [&](int64_t oo, int64_t ao, int64_t bo, int64_t n, int64_t as, int64_t bs) {
-                           const T* pa = a + ao;
-                           const T* pb = b + bo;
-                           T* po = o + oo;
-                           if (as == 1 && bs == 1) {
-                             for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i], pb[i]);
-                           } else if (as == 0 && bs == 1) {
-                             const T va = *pa;
-                             for (int64_t i = 0; i < n; ++i) po[i] = op(va, pb[i]);
-                           } else if (as == 1 && bs == 0) {
-                             const T vb = *pb;
-                             for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i], vb);
-                           } else {
-                             for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i * as], pb[i * bs]);
-                           }
-                         });
-}
-
 enum class Arith { kAdd, kSub, kMul };
 
 std::vector<Tensor> arith(const OpArgs& a, Arith kind) {
@@ -76,9 +52,9 @@ std::vector<Tensor> arith(const OpArgs& a, Arith kind) {
   dispatch_numeric(a, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     switch (kind) {
-      case Arith::kAdd: binary_runs<T>(x, y, out, Wrap<T>::add); break;
-      case Arith::kSub: binary_runs<T>(x, y, out, Wrap<T>::sub); break;
-      case Arith::kMul: binary_runs<T>(x, y, out, Wrap<T>::mul); break;
+      case Arith::kAdd: broadcast_binary<T, T, T>(x, y, out, Wrap<T>::add); break;
+      case Arith::kSub: broadcast_binary<T, T, T>(x, y, out, Wrap<T>::sub); break;
+      case Arith::kMul: broadcast_binary<T, T, T>(x, y, out, Wrap<T>::mul); break;
     }
   });
   return outputs(std::move(out));
@@ -151,7 +127,7 @@ std::vector<Tensor> op_PRelu(const OpArgs& a) {
   Tensor out(x.dtype(), x.shape());
   dispatch_numeric(a, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    binary_runs<T>(x, slope, out, [](T v, T s) { return v < T(0) ? T(v * s) : v; });
+    broadcast_binary<T, T, T>(x, slope, out, [](T v, T s) { return v < T(0) ? T(v * s) : v; });
   });
   return outputs(std::move(out));
 }

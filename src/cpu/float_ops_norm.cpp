@@ -115,3 +115,82 @@ std::vector<Tensor> op_Softmax(const OpArgs& a) {
 }
 
 }  // namespace tauvta::cpu
+
+namespace tauvta::cpu {
+
+// LayerNormalization-17: X normalized over the axes from `axis` (default -1) to the last with
+// its mean and population variance (computed in double), then `* Scale + B` (both broadcast to
+// the normalized shape). Optional outputs Mean and InvStdDev have X's shape with the normalized
+// axes set to 1 (float32 for stash_type 1).
+std::vector<Tensor> op_LayerNormalization(const OpArgs& a) {
+  const Tensor& x = a.in(0);
+  const Tensor& scale = a.in(1);
+  const Tensor* bias = a.opt(2);
+  const int64_t r = x.rank();
+  if (r == 0) a.fail("input must have rank >= 1");
+  const int64_t axis = normalize_axis(a, a.node.attr_int_or("axis", -1), r);
+  const double eps = a.node.attr_float_or("epsilon", 1e-5f);
+  const int64_t stash = a.node.attr_int_or("stash_type", 1);
+  if (stash != 1) a.fail(fmt::format("stash_type {} is not supported (1: float32)", stash));
+  const int64_t outer = product(x.shape(), 0, size_t(axis));
+  const int64_t len = product(x.shape(), size_t(axis), x.shape().size());
+  const Shape norm_shape(x.shape().begin() + axis, x.shape().end());
+  auto check_param = [&](const Tensor& p, const char* what) {
+    if (p.dtype() != x.dtype()) a.fail(fmt::format("{} is {}, X is {}", what, graph::dtype_name(p.dtype()), graph::dtype_name(x.dtype())));
+    if (broadcast_shapes(a, p.shape(), norm_shape) != norm_shape) {
+      a.fail(fmt::format("{} {} does not broadcast to the normalized shape {}", what,
+                         graph::shape_string(p.shape()), graph::shape_string(norm_shape)));
+    }
+  };
+  check_param(scale, "Scale");
+  if (bias) check_param(*bias, "B");
+  // Scale and B expanded to one value per normalized element (right-aligned broadcast).
+  auto expand = [&](const Tensor& p) {
+    const std::vector<float> f = p.cast(DType::kFloat32).to_float();
+    const size_t nr = norm_shape.size(), pr = p.shape().size();
+    std::vector<int64_t> st(nr, 0);
+    int64_t acc = 1;
+    for (size_t i = pr; i-- > 0;) {
+      st[nr - pr + i] = p.shape()[i] == 1 ? 0 : acc;
+      acc *= p.shape()[i];
+    }
+    std::vector<double> v(static_cast<size_t>(len));
+    for (int64_t i = 0; i < len; ++i) {
+      int64_t rest = i, off = 0;
+      for (size_t k = nr; k-- > 0;) {
+        off += (rest % norm_shape[k]) * st[k];
+        rest /= norm_shape[k];
+      }
+      v[size_t(i)] = f[size_t(off)];
+    }
+    return v;
+  };
+  const std::vector<double> g = expand(scale);
+  const std::vector<double> b = bias ? expand(*bias) : std::vector<double>(size_t(len), 0.0);
+  Shape stat_shape = x.shape();
+  for (int64_t k = axis; k < r; ++k) stat_shape[size_t(k)] = 1;
+  Tensor y(x.dtype(), x.shape()), mean_t(DType::kFloat32, stat_shape), inv_t(DType::kFloat32, stat_shape);
+  dispatch_floating(a, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      const T* row = px + o * len;
+      double m = 0;
+      for (int64_t i = 0; i < len; ++i) m += double(row[i]);
+      m /= double(len);
+      double v = 0;
+      for (int64_t i = 0; i < len; ++i) v += (double(row[i]) - m) * (double(row[i]) - m);
+      v /= double(len);
+      const double inv = 1.0 / std::sqrt(v + eps);
+      for (int64_t i = 0; i < len; ++i) {
+        py[o * len + i] = T((double(row[i]) - m) * inv * g[size_t(i)] + b[size_t(i)]);
+      }
+      mean_t.data<float>()[o] = float(m);
+      inv_t.data<float>()[o] = float(inv);
+    }
+  });
+  return outputs(std::move(y), std::move(mean_t), std::move(inv_t));
+}
+
+}  // namespace tauvta::cpu

@@ -13,43 +13,86 @@ namespace tauvta::cpu {
 
 // X(OnnxName) — keep alphabetical; docs/cpu.md lists the same operators.
 #define TAUVTA_FLOAT_OPS(X) \
+  X(Abs)                    \
   X(Add)                    \
+  X(And)                    \
   X(AveragePool)            \
   X(BatchNormalization)     \
   X(Cast)                   \
+  X(Ceil)                   \
   X(Clip)                   \
   X(Concat)                 \
   X(Constant)               \
+  X(ConstantOfShape)        \
   X(Conv)                   \
   X(ConvTranspose)          \
   X(DequantizeLinear)       \
+  X(Div)                    \
   X(Dropout)                \
+  X(Equal)                  \
+  X(Erf)                    \
+  X(Exp)                    \
+  X(Expand)                 \
   X(Flatten)                \
+  X(Floor)                  \
   X(Gather)                 \
   X(Gemm)                   \
   X(GlobalAveragePool)      \
   X(GlobalMaxPool)          \
+  X(Greater)                \
+  X(GreaterOrEqual)         \
+  X(HardSigmoid)            \
+  X(HardSwish)              \
   X(Identity)               \
+  X(LayerNormalization)     \
   X(LeakyRelu)              \
+  X(Less)                   \
+  X(LessOrEqual)            \
+  X(Log)                    \
   X(MatMul)                 \
+  X(Max)                    \
   X(MaxPool)                \
+  X(Min)                    \
+  X(Mod)                    \
   X(Mul)                    \
+  X(Neg)                    \
+  X(Not)                    \
+  X(Or)                     \
   X(PRelu)                  \
   X(Pad)                    \
+  X(Pow)                    \
   X(QuantizeLinear)         \
+  X(Range)                  \
+  X(Reciprocal)             \
+  X(ReduceL1)               \
+  X(ReduceL2)               \
+  X(ReduceLogSum)           \
+  X(ReduceLogSumExp)        \
+  X(ReduceMax)              \
+  X(ReduceMean)             \
+  X(ReduceMin)              \
+  X(ReduceProd)             \
+  X(ReduceSum)              \
+  X(ReduceSumSquare)        \
   X(Relu)                   \
   X(Reshape)                \
   X(Resize)                 \
+  X(ScatterND)              \
   X(Shape)                  \
   X(Sigmoid)                \
   X(Slice)                  \
   X(Softmax)                \
+  X(Split)                  \
+  X(Sqrt)                   \
   X(Squeeze)                \
   X(Sub)                    \
   X(Tanh)                   \
+  X(Tile)                   \
   X(Transpose)              \
   X(Unsqueeze)              \
-  X(Upsample)
+  X(Upsample)               \
+  X(Where)                  \
+  X(Xor)
 
 enum class FloatOp : int {
 #define TAUVTA_ENUM(name) k##name,

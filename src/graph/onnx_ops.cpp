@@ -17,7 +17,8 @@ std::vector<OnnxOpSpec> make_specs() {
   std::vector<OnnxAttrSpec> conv_t_attrs = conv_attrs;
   conv_t_attrs.push_back({"output_padding"});
   conv_t_attrs.push_back({"output_shape"});
-  return {
+  const std::vector<OnnxAttrSpec> reduce_attrs = {{"axes"}, {"keepdims"}};
+  std::vector<OnnxOpSpec> specs = {
       {"Add", {1, 6, 7, 13, 14}, {}, 2, 2, 1, 1},
       {"AveragePool", {1, 7, 10, 11},
        {{"auto_pad"}, {"ceil_mode", 10}, {"count_include_pad", 7}, {"kernel_shape"}, {"pads"}, {"strides"}},
@@ -67,7 +68,52 @@ std::vector<OnnxOpSpec> make_specs() {
       {"Transpose", {1, 13}, {{"perm"}}, 1, 1, 1, 1},
       {"Unsqueeze", {1, 11, 13}, {{"axes", 1, 11}}, 1, 2, 1, 1},
       {"Upsample", {7, 9}, {{"mode"}}, 2, 2, 1, 1},
+      {"Abs", {1, 6, 13}, {}, 1, 1, 1, 1},
+      {"And", {1, 7}, {}, 2, 2, 1, 1},
+      {"Ceil", {1, 6, 13}, {}, 1, 1, 1, 1},
+      {"ConstantOfShape", {9}, {{"value"}}, 1, 1, 1, 1},
+      {"Div", {1, 6, 7, 13, 14}, {}, 2, 2, 1, 1},
+      {"Equal", {1, 7, 11, 13}, {}, 2, 2, 1, 1},
+      {"Erf", {9, 13}, {}, 1, 1, 1, 1},
+      {"Exp", {1, 6, 13}, {}, 1, 1, 1, 1},
+      {"Expand", {8, 13}, {}, 2, 2, 1, 1},
+      {"Floor", {1, 6, 13}, {}, 1, 1, 1, 1},
+      {"Greater", {1, 7, 9, 13}, {}, 2, 2, 1, 1},
+      {"GreaterOrEqual", {12, 16}, {}, 2, 2, 1, 1},
+      {"HardSigmoid", {1, 6}, {{"alpha"}, {"beta"}}, 1, 1, 1, 1},
+      {"HardSwish", {14}, {}, 1, 1, 1, 1},
+      {"LayerNormalization", {17}, {{"axis"}, {"epsilon"}, {"stash_type"}}, 2, 3, 1, 3},
+      {"Less", {1, 7, 9, 13}, {}, 2, 2, 1, 1},
+      {"LessOrEqual", {12, 16}, {}, 2, 2, 1, 1},
+      {"Log", {1, 6, 13}, {}, 1, 1, 1, 1},
+      {"Max", {1, 6, 8, 12, 13}, {}, 1, kMany, 1, 1},
+      {"Min", {1, 6, 8, 12, 13}, {}, 1, kMany, 1, 1},
+      {"Mod", {10, 13}, {{"fmod"}}, 2, 2, 1, 1},
+      {"Neg", {1, 6, 13}, {}, 1, 1, 1, 1},
+      {"Not", {1}, {}, 1, 1, 1, 1},
+      {"Or", {1, 7}, {}, 2, 2, 1, 1},
+      {"Pow", {1, 7, 12, 13, 15}, {}, 2, 2, 1, 1},
+      {"Range", {11}, {}, 3, 3, 1, 1},
+      {"Reciprocal", {1, 6, 13}, {}, 1, 1, 1, 1},
+      {"ReduceL1", {1, 11, 13}, reduce_attrs, 1, 1, 1, 1},
+      {"ReduceL2", {1, 11, 13}, reduce_attrs, 1, 1, 1, 1},
+      {"ReduceLogSum", {1, 11, 13}, reduce_attrs, 1, 1, 1, 1},
+      {"ReduceLogSumExp", {1, 11, 13}, reduce_attrs, 1, 1, 1, 1},
+      {"ReduceMax", {1, 11, 12, 13}, reduce_attrs, 1, 1, 1, 1},
+      {"ReduceMean", {1, 11, 13}, reduce_attrs, 1, 1, 1, 1},
+      {"ReduceMin", {1, 11, 12, 13}, reduce_attrs, 1, 1, 1, 1},
+      {"ReduceProd", {1, 11, 13}, reduce_attrs, 1, 1, 1, 1},
+      {"ReduceSum", {1, 11, 13}, {{"axes", 1, 11}, {"keepdims"}, {"noop_with_empty_axes", 13}}, 1, 2, 1, 1},
+      {"ReduceSumSquare", {1, 11, 13}, reduce_attrs, 1, 1, 1, 1},
+      {"ScatterND", {11, 13, 16}, {{"reduction", 16}}, 3, 3, 1, 1},
+      {"Split", {1, 2, 11, 13}, {{"axis"}, {"split", 1, 11}}, 1, 2, 1, kMany},
+      {"Sqrt", {1, 6, 13}, {}, 1, 1, 1, 1},
+      {"Tile", {1, 6, 13}, {}, 2, 2, 1, 1},
+      {"Where", {9, 16}, {}, 3, 3, 1, 1},
+      {"Xor", {1, 7}, {}, 2, 2, 1, 1},
   };
+  std::sort(specs.begin(), specs.end(), [](const OnnxOpSpec& x, const OnnxOpSpec& y) { return x.name < y.name; });
+  return specs;
 }
 
 }  // namespace

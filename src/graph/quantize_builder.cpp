@@ -57,6 +57,23 @@ int QuantBuilder::activation_frac(const std::string& v) {
   return f;
 }
 
+int QuantBuilder::fit_output_frac(const Node& n, const std::string& value, int f_out, int acc_lo, int acc_hi) {
+  int fitted = f_out, acc = acc_hi;
+  if (acc_hi - fitted > max_shift()) fitted = acc_hi - fitted_shift();
+  if (acc_lo - fitted < -max_shift()) {
+    fitted = acc_lo + max_shift();
+    acc = acc_lo;
+  }
+  if (fitted == f_out) return f_out;
+  res_.warnings.push_back(fmt::format(
+      "{}: output '{}' moved from q{}.{} to q{}.{} so that its requantization shift fits the {}-bit "
+      "accumulator (shift {} -> {})",
+      n.describe(), value, opt_.act_bits, f_out, opt_.act_bits, fitted, opt_.acc_bits, acc - f_out,
+      acc - fitted));
+  res_.activation_formats[value] = fitted;
+  return fitted;
+}
+
 void QuantBuilder::check_formats_used() const {
   for (const auto& [v, f] : opt_.formats) {
     if (!res_.activation_formats.count(v)) {

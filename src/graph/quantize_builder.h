@@ -55,6 +55,16 @@ class QuantBuilder {
   // A constant operand quantized at 16 bits (the ALU immediate width), frac at most `frac_cap`.
   std::string constant_operand(const std::string& init, int frac_cap);
   void check_accumulator(const Node& n, double worst, const std::string& where);
+  // Requantization shifts (accumulator binary point minus output binary point) outside
+  // -(acc_bits - 1)..(acc_bits - 1) cannot be done. An illegal shift is brought back to the
+  // nearest useful one: a too-large shift to acc_bits - out_bits (the largest at which the
+  // accumulator still holds the whole output range, and so the bias), a too-negative one to
+  // -(acc_bits - 1).
+  int max_shift() const { return opt_.acc_bits - 1; }
+  int fitted_shift() const { return opt_.acc_bits - opt_.act_bits; }
+  // `f_out` of `value` moved when a shift from an accumulator binary point in [acc_lo, acc_hi]
+  // would be illegal, with a warning naming node `n`; the value's recorded format follows.
+  int fit_output_frac(const Node& n, const std::string& value, int f_out, int acc_lo, int acc_hi);
   void add_requant_attrs(Node& q, int64_t shift, std::pair<int64_t, int64_t> clip, int out_bits,
                          const Fusion& f) const;
   void emit(Node n) { res_.graph.nodes.push_back(std::move(n)); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -82,7 +83,7 @@ bool QuantBuilder::linear_layer(const Node& n, std::set<std::string>& fused) {
   const std::string x = int_input(n.input(0));
   const int f_in = frac_of(x), in_bits = bits_of(x);
   const Fusion fusion = find_fusion(n);
-  const int f_out = activation_frac(fusion.output);
+  int f_out = activation_frac(fusion.output);
   const int bits = opt_.act_bits;
 
   // Weight formats: one per tensor, or one per output channel (axis 0 only).
@@ -99,6 +100,28 @@ bool QuantBuilder::linear_layer(const Node& n, std::set<std::string>& fused) {
     ValueHistogram h;
     h.add(lw.w);
     std::fill(fw.begin(), fw.end(), choose_frac_bits(h, opt_.wgt_bits, opt_.wgt_stat, opt_.percentile));
+  }
+  // Shifts f_in + fw - f_out the accumulator cannot do. Too negative: the output binary point
+  // moves to max_shift() bits finer than the product's (lossless: the product has no finer
+  // bits). Too large: the weights get coarser until the shift is fitted_shift(), where the
+  // accumulator holds the output range; what they lose is far below an output step.
+  f_out = fit_output_frac(n, fusion.output, f_out, f_in + *std::min_element(fw.begin(), fw.end()),
+                          std::numeric_limits<int>::min() / 2);
+  int coarsened = 0, fw_before = 0;
+  for (int& f : fw) {
+    if (f_in + f - f_out > max_shift()) {
+      ++coarsened;
+      fw_before = f;
+      f = f_out + fitted_shift() - f_in;
+    }
+  }
+  if (coarsened) {
+    res_.warnings.push_back(fmt::format(
+        "{}: weights moved from q{}.{} to q{}.{}{} so that the requantization shift fits the {}-bit accumulator "
+        "(input q{}.{}, output q{}.{}: shift {} -> {})",
+        n.describe(), opt_.wgt_bits, fw_before, opt_.wgt_bits, f_out + fitted_shift() - f_in,
+        per_channel ? fmt::format(" in {} output channel(s)", coarsened) : std::string(), opt_.acc_bits, in_bits,
+        f_in, bits, f_out, f_in + fw_before - f_out, fitted_shift()));
   }
   std::vector<int64_t> wq(lw.w.size());
   for (size_t i = 0; i < lw.w.size(); ++i) {
@@ -190,7 +213,7 @@ void QuantBuilder::matmul(const Node& n, std::set<std::string>& fused) {
   const std::string a = int_input(n.input(0)), b = int_input(n.input(1));
   const int fa = frac_of(a), fb = frac_of(b);
   const Fusion fusion = find_fusion(n);
-  const int f_out = activation_frac(fusion.output);
+  const int f_out = fit_output_frac(n, fusion.output, activation_frac(fusion.output), fa + fb, fa + fb);
   const int bits = opt_.act_bits;
   int64_t k = 1;
   if (const ValueInfo* vi = src_.info(n.input(1)); vi && vi->known_shape && !vi->shape.empty()) {
@@ -239,7 +262,9 @@ bool QuantBuilder::elementwise(const Node& n, std::set<std::string>& fused) {
   }
   const int fa = frac_of(a), fb = frac_of(b);
   const Fusion fusion = find_fusion(n);
-  const int f_out = activation_frac(fusion.output);
+  // The product's (Mul) or the aligned operands' (Add, Sub) binary point.
+  const int f_acc = mul ? fa + fb : std::max(fa, fb);
+  const int f_out = fit_output_frac(n, fusion.output, activation_frac(fusion.output), f_acc, f_acc);
   const int bits = opt_.act_bits;
   const double ma = std::ldexp(1.0, bits_of(a) - 1), mb = std::ldexp(1.0, bits_of(b) - 1);
   Node q;
@@ -305,7 +330,8 @@ bool QuantBuilder::average_pool(const Node& n) {
   const bool global = n.op_type == "GlobalAveragePool";
   const std::string x = int_input(n.input(0));
   const int f_in = frac_of(x);
-  const int f_out = activation_frac(n.outputs[0]);
+  const int f_out =
+      fit_output_frac(n, n.outputs[0], activation_frac(n.outputs[0]), f_in, f_in);
   const int bits = opt_.act_bits;
   int64_t window = 1;
   if (global) {
@@ -343,7 +369,14 @@ bool QuantBuilder::average_pool(const Node& n) {
 }
 
 void QuantBuilder::concat(const Node& n) {
-  const int f_out = activation_frac(n.outputs.at(0));
+  int lo = std::numeric_limits<int>::max() / 2, hi = std::numeric_limits<int>::min() / 2;
+  for (const std::string& v : n.inputs) {
+    if (src_.is_initializer(v)) continue;
+    const int f = frac_of(int_input(v));
+    lo = std::min(lo, f);
+    hi = std::max(hi, f);
+  }
+  const int f_out = fit_output_frac(n, n.outputs.at(0), activation_frac(n.outputs.at(0)), lo, hi);
   const int bits = opt_.act_bits;
   Node q;
   q.name = n.name;
@@ -361,7 +394,9 @@ void QuantBuilder::concat(const Node& n) {
       iv = int_input(v);
     }
     q.inputs.push_back(iv);
-    shifts.push_back(int64_t(frac_of(iv)) - f_out);
+    // Inputs more than max_shift() bits apart cannot all be aligned: the outliers' shifts are
+    // clamped (fit_output_frac warned).
+    shifts.push_back(std::clamp<int64_t>(int64_t(frac_of(iv)) - f_out, -max_shift(), max_shift()));
   }
   add_requant_attrs(q, 0, clip_bounds(Fusion{}, f_out, bits), bits, Fusion{});
   q.attrs.erase("shift");

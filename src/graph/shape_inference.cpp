@@ -89,8 +89,9 @@ bool fully_known(const ValueInfo& v) {
 namespace {
 
 ShapeRule find_rule(const std::string& op) {
-  ShapeRule r = find_nn_rule(op);
-  return r != nullptr ? r : find_tensor_rule(op);
+  if (ShapeRule r = find_nn_rule(op)) return r;
+  if (ShapeRule r = find_tensor_rule(op)) return r;
+  return find_math_rule(op);
 }
 
 ValueInfo info_of_tensor(const Tensor& t) { return ranked(t.dtype(), t.shape()); }
@@ -183,6 +184,16 @@ bool is_shape_arith_op(const std::string& op) {
 }
 
 constexpr int64_t kMaxArithElements = 4096;
+
+// Every present input's value is known and small (what the optional evaluator may be given).
+bool small_known_inputs(const Node& n, const std::vector<const Tensor*>& values) {
+  if (n.inputs.empty()) return false;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (n.inputs[i].empty()) continue;
+    if (values[i] == nullptr || values[i]->size() > kMaxArithElements) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -346,6 +357,17 @@ Graph infer_shapes(const Graph& input, const ShapeInferenceOptions& options) {
       if (all_known) {
         std::vector<Tensor> r = evaluate_shape_arithmetic(n, a.values);
         if (!r.empty()) computed[n.outputs[0]] = std::move(r[0]);
+      }
+    } else if (options.evaluate && small_known_inputs(n, a.values)) {
+      bool small_outputs = true;
+      for (size_t k = 0; k < n.outputs.size(); ++k) {
+        small_outputs = small_outputs && (n.outputs[k].empty() ||
+                                          (fully_known(outs[k]) && num_elements(outs[k].shape) <= kMaxArithElements));
+      }
+      if (!small_outputs) continue;
+      std::vector<Tensor> r = options.evaluate(n, a.values, g.opset);
+      for (size_t k = 0; k < r.size() && k < n.outputs.size(); ++k) {
+        if (!n.outputs[k].empty()) computed[n.outputs[k]] = std::move(r[k]);
       }
     }
   }

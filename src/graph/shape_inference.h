@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +23,11 @@ struct ShapeInferenceOptions {
   // > 0: the first dimension of every graph input whose first dimension is unknown (the dynamic
   // batch "N" of exported models) becomes `batch`.
   int64_t batch = 0;
+  // Optional: evaluates a node whose inputs are all known small tensors (the pipeline passes the
+  // float reference, cpu::eval_float_node). With it, shape computations through any operator
+  // (Div, Range, Where, ConstantOfShape, ...) are followed by value, not only the arithmetic
+  // listed at evaluate_shape_arithmetic; returning no tensors leaves the node's value unknown.
+  std::function<std::vector<Tensor>(const Node&, const std::vector<const Tensor*>&, int64_t opset)> evaluate;
 };
 
 // Infers every node's outputs in order. Throws tauvta::Error naming the node on inconsistent

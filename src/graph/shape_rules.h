@@ -51,5 +51,6 @@ using ShapeRule = std::vector<ValueInfo> (*)(const InferArgs&);
 // nullptr when the operator has no rule.
 ShapeRule find_nn_rule(const std::string& op);
 ShapeRule find_tensor_rule(const std::string& op);
+ShapeRule find_math_rule(const std::string& op);  // shape_rules_math.cpp
 
 }  // namespace tauvta::graph

@@ -49,6 +49,26 @@ std::vector<std::pair<std::string, graph::Shape>> declared_inputs(const graph::G
   return out;
 }
 
+// Why the imported graph cannot run at another batch than the one it declares, or "" when it can
+// (or declares none). Exporters that trace `x.view(batch, ...)` bake the traced batch into the
+// Reshape target; shape inference at the declared batch plus one finds such a node.
+std::string batch_pin_reason(const graph::Graph& g) {
+  int64_t declared = 0;
+  for (const std::string& i : g.inputs) {
+    const graph::ValueInfo* v = g.info(i);
+    if (v != nullptr && v->known_shape && !v->shape.empty() && v->shape[0] > 0) declared = v->shape[0];
+  }
+  if (declared == 0) return "";
+  try {
+    graph::ShapeInferenceOptions options;
+    options.evaluate = cpu::eval_float_node;
+    graph::infer_shapes(set_batch(g, declared + 1), options);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 class PassRunner {
  public:
   PassRunner(const LoadOptions& o, LoadedModel& m) : o_(o), m_(m) {
@@ -92,9 +112,24 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
   graph::Graph g = p.run("import", [&] {
     graph::Graph imported = graph::import_onnx(path);
     m.declared_inputs = declared_inputs(imported, o.batch);
+    if (const std::string why = batch_pin_reason(imported); !why.empty()) {
+      m.pinned_batch = default_batch(m);
+      if (o.batch > 0 && o.batch != m.pinned_batch) {
+        throw Error(fmt::format("{}: the model only runs at batch {} ({}), not at batch {}", path.string(),
+                                m.pinned_batch, why, o.batch));
+      }
+      m.warnings.push_back(fmt::format("{}: the model only runs at the batch it declares, {} (at another: {}); "
+                                       "it runs and calibrates at that batch",
+                                       path.string(), m.pinned_batch, why));
+      return set_batch(std::move(imported), m.pinned_batch);
+    }
     return set_batch(std::move(imported), o.batch);
   });
-  g = p.run("shape_inference", [&] { return graph::infer_shapes(g); });
+  g = p.run("shape_inference", [&] {
+    graph::ShapeInferenceOptions shape_options;
+    shape_options.evaluate = cpu::eval_float_node;
+    return graph::infer_shapes(g, shape_options);
+  });
   g = p.run("fold_constants", [&] { return graph::fold_constants(g, cpu::eval_float_node); });
   g = p.run("fold_batch_norm", [&] { return graph::fold_batch_norm(g); });
   g = p.run("remove_dead_nodes", [&] { return graph::remove_dead_nodes(g); });
@@ -102,7 +137,8 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
   if (!o.quantize) return m;
 
   const auto t0 = std::chrono::steady_clock::now();
-  const SampleSet samples = load_samples(m.float_graph, o.calibrate, o.calib_samples, o.calib_batch);
+  const SampleSet samples = load_samples(m.float_graph, o.calibrate, o.calib_samples,
+                                           m.pinned_batch > 0 ? m.pinned_batch : o.calib_batch);
   m.warnings.insert(m.warnings.end(), samples.warnings.begin(), samples.warnings.end());
   m.calib_samples = samples.samples;
   m.calib_source = samples.source;

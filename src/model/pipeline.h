@@ -62,6 +62,9 @@ struct LoadedModel {
   // The graph inputs' shapes as the file declares them (-1: a symbolic or unknown dimension),
   // with LoadOptions::batch as the first dimension when it is given; see default_batch().
   std::vector<std::pair<std::string, graph::Shape>> declared_inputs;
+  // > 0 when the model only runs at the batch it declares (an exporter baked that batch into a
+  // Reshape or Expand target): the graph keeps that batch and calibration runs at it.
+  int64_t pinned_batch = 0;
 
   const graph::Graph& graph() const { return quantized ? quant.graph : float_graph; }
 };
