@@ -93,6 +93,19 @@ std::string fallback_reason(const Node& n) {
   if (op == "MaxPool" && n.outputs.size() > 1 && !n.outputs[1].empty()) {
     return fmt::format("Indices output '{}' (quantization can move a maximum's index): {}", n.outputs[1], kernel);
   }
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    const float alpha = op == "HardSwish" ? 1.0f / 6 : n.attr_float_or("alpha", 0.2f);
+    return fmt::format("slope {:.6g} is not a power of two, so the tensor ALU's MIN, MAX, ADD and SHR cannot "
+                       "apply it exactly{}: {}", alpha, op == "HardSwish" ? " (nor multiply two activations)" : "",
+                       kernel);
+  }
+  if (one_of(op, {"Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Pow"})) {
+    return "a transcendental function (no integer form on the tensor ALU): " + kernel;
+  }
+  if (one_of(op, {"LayerNormalization", "ReduceMean", "ReduceSum", "ReduceL2", "ReduceLogSumExp"})) {
+    return "a reduction with a division or a transcendental step (no exact integer form here): " + kernel;
+  }
+  if (op == "Div") return "division by a run-time value: " + kernel;
   if (op == "Dropout" && n.inputs.size() > 1) return "run-time training_mode: " + kernel;
   if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) return "mask output: " + kernel;
   return kernel;

@@ -58,10 +58,10 @@ class QuantBuilder {
   // Requantization shifts (accumulator binary point minus output binary point) outside
   // -(acc_bits - 1)..(acc_bits - 1) cannot be done. An illegal shift is brought back to the
   // nearest useful one: a too-large shift to acc_bits - out_bits (the largest at which the
-  // accumulator still holds the whole output range, and so the bias), a too-negative one to
-  // -(acc_bits - 1).
+  // accumulator still holds the whole output range, and so the bias; acc_bits - 1 when outputs
+  // are as wide as the accumulator), a too-negative one to -(acc_bits - 1).
   int max_shift() const { return opt_.acc_bits - 1; }
-  int fitted_shift() const { return opt_.acc_bits - opt_.act_bits; }
+  int fitted_shift() const { return opt_.acc_bits > opt_.act_bits ? opt_.acc_bits - opt_.act_bits : max_shift(); }
   // `f_out` of `value` moved when a shift from an accumulator binary point in [acc_lo, acc_hi]
   // would be illegal, with a warning naming node `n`; the value's recorded format follows.
   int fit_output_frac(const Node& n, const std::string& value, int f_out, int acc_lo, int acc_hi);

@@ -262,8 +262,13 @@ bool QuantBuilder::elementwise(const Node& n, std::set<std::string>& fused) {
   }
   const int fa = frac_of(a), fb = frac_of(b);
   const Fusion fusion = find_fusion(n);
-  // The product's (Mul) or the aligned operands' (Add, Sub) binary point.
-  const int f_acc = mul ? fa + fb : std::max(fa, fb);
+  // The product's (Mul) or the aligned operands' (Add, Sub) binary point. Add/Sub align at the
+  // finer operand's binary point, but shift the coarser one left by at most acc_bits - 1 - its
+  // bits, so that it and the sum stay inside the accumulator; a finer operand beyond that is
+  // shifted right instead (ConvNeXt's layer scale 1e-6 makes its residual branch 25 bits finer
+  // than the trunk). A positive operand shift keeps the add on the CPU (docs/compiler.md).
+  const int coarse_bits = fa <= fb ? bits_of(a) : bits_of(b);
+  const int f_acc = mul ? fa + fb : std::min(std::max(fa, fb), std::min(fa, fb) + opt_.acc_bits - 1 - coarse_bits);
   const int f_out = fit_output_frac(n, fusion.output, activation_frac(fusion.output), f_acc, f_acc);
   const int bits = opt_.act_bits;
   const double ma = std::ldexp(1.0, bits_of(a) - 1), mb = std::ldexp(1.0, bits_of(b) - 1);
@@ -278,10 +283,11 @@ bool QuantBuilder::elementwise(const Node& n, std::set<std::string>& fused) {
     shift = int64_t(fa) + fb - f_out;
     worst = ma * mb;
   } else {
-    // Align both operands to the finer binary point (left shifts), add, requantize.
-    const int common = std::max(fa, fb);
-    q.attrs["lhs_shift"] = int64_t(fa - common);
-    q.attrs["rhs_shift"] = int64_t(fb - common);
+    // Align both operands at f_acc (left shifts, or a right shift for an operand finer than it),
+    // add, requantize.
+    const int common = f_acc;
+    q.attrs["lhs_shift"] = int64_t(std::min(fa - common, max_shift()));
+    q.attrs["rhs_shift"] = int64_t(std::min(fb - common, max_shift()));
     shift = int64_t(common) - f_out;
     worst = std::ldexp(ma, common - fa) + std::ldexp(mb, common - fb);
   }

@@ -227,11 +227,15 @@ TEST(OnnxImportErrors, UnsupportedOperatorListsTheSupportedOnes) {
   b.node("LSTM", {"x"}, {"y"}, "x");
   b.output("y");
   EXPECT_EQ(error_of([&] { b.import(); }),
-            "test.onnx: node 'x' (LSTM): operator LSTM is not supported (supported: Add, AveragePool, "
-            "BatchNormalization, Cast, Clip, Concat, Constant, Conv, ConvTranspose, DequantizeLinear, Dropout, "
-            "Flatten, Gather, Gemm, GlobalAveragePool, GlobalMaxPool, Identity, LeakyRelu, MatMul, MaxPool, Mul, "
-            "PRelu, Pad, QuantizeLinear, Relu, Reshape, Resize, Shape, Sigmoid, Slice, Softmax, Squeeze, Sub, Tanh, "
-            "Transpose, Unsqueeze, Upsample)");
+            "test.onnx: node 'x' (LSTM): operator LSTM is not supported (supported: Abs, Add, And, AveragePool, "
+            "BatchNormalization, Cast, Ceil, Clip, Concat, Constant, ConstantOfShape, Conv, ConvTranspose, "
+            "DequantizeLinear, Div, Dropout, Equal, Erf, Exp, Expand, Flatten, Floor, Gather, Gemm, "
+            "GlobalAveragePool, GlobalMaxPool, Greater, GreaterOrEqual, HardSigmoid, HardSwish, Identity, "
+            "LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, MatMul, Max, MaxPool, Min, Mod, Mul, Neg, "
+            "Not, Or, PRelu, Pad, Pow, QuantizeLinear, Range, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, "
+            "ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, "
+            "Reshape, Resize, ScatterND, Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, Tile, "
+            "Transpose, Unsqueeze, Upsample, Where, Xor)");
 }
 
 TEST(OnnxImportErrors, UnsupportedAttributeValue) {

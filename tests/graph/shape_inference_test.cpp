@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "graph/conv_geometry.h"
+#include "cpu/float_executor.h"
 #include "graph/shape_inference.h"
 
 namespace tauvta::graph {
@@ -432,6 +433,67 @@ TEST(ShapeInferenceErrors, TensorsOverTheSizeLimitAreRefusedNamingTheNode) {
   EXPECT_THAT(error_of([] { Tensor(DType::kInt64, {1 << 20, 1 << 20}); }),
               HasSubstr("a tensor of int64 [1048576,1048576] would take 8192 GiB, over the 4 GiB tensor limit"));
   EXPECT_THAT(error_of([] { set_tensor_byte_limit(0); }), HasSubstr("must be positive"));
+}
+
+
+TEST(ShapeInference, MathReductionsAndGenerators) {
+  Builder b;
+  b.in("x", {2, 3, 4}).in("f", {3, 4}).in("i", {3, 1}, DType::kInt64).in("c", {1, 4}, DType::kBool)
+      .init("ax", ints({1})).init("shape", ints({5, 1, 4})).init("reps", ints({2, 1, 1})).init("sz", ints({1, 3}))
+      .weight("g", {4});
+  b.node("Div", {"x", "f"}, {"div"}).node("Pow", {"x", "i"}, {"pow"}).node("Equal", {"x", "f"}, {"eq"})
+      .node("Where", {"c", "x", "f"}, {"wh"}).node("Max", {"x", "f", "x"}, {"mx"})
+      .node("ReduceMean", {"x"}, {"rm"}, {{"axes", Ints{-1}}, {"keepdims", int64_t(0)}})
+      .node("ReduceSum", {"x", "ax"}, {"rs"}).node("ReduceMax", {"x"}, {"rall"})
+      .node("LayerNormalization", {"x", "g"}, {"ln", "mean", "inv"}, {{"axis", int64_t(-1)}})
+      .node("Expand", {"f", "shape"}, {"ex"}).node("Tile", {"x", "reps"}, {"ti"})
+      .node("Split", {"x", "sz"}, {"s0", "s2"}, {{"axis", int64_t(2)}}).node("HardSwish", {"x"}, {"hs"});
+  EXPECT_EQ(b.shape_of("div"), "float32[2,3,4]");
+  EXPECT_EQ(b.shape_of("pow"), "float32[2,3,4]");
+  EXPECT_EQ(b.shape_of("eq"), "bool[2,3,4]");
+  EXPECT_EQ(b.shape_of("wh"), "float32[2,3,4]");
+  EXPECT_EQ(b.shape_of("mx"), "float32[2,3,4]");
+  EXPECT_EQ(b.shape_of("rm"), "float32[2,3]");
+  EXPECT_EQ(b.shape_of("rs"), "float32[2,1,4]");
+  EXPECT_EQ(b.shape_of("rall"), "float32[1,1,1]");
+  EXPECT_EQ(b.shape_of("ln"), "float32[2,3,4]");
+  EXPECT_EQ(b.shape_of("inv"), "float32[2,3,1]");
+  EXPECT_EQ(b.shape_of("ex"), "float32[5,3,4]");
+  EXPECT_EQ(b.shape_of("ti"), "float32[4,3,4]");
+  EXPECT_EQ(b.shape_of("s2"), "float32[2,3,3]");
+  EXPECT_EQ(b.shape_of("hs"), "float32[2,3,4]");
+  Builder bad;
+  bad.in("x", {2, 5}).init("sz", ints({2, 2}));
+  bad.node("Split", {"x", "sz"}, {"a", "b"}, {{"axis", int64_t(1)}});
+  EXPECT_EQ(error_of([&] { bad.infer(); }), "node 'n0' (Split): split [2,2] does not cut dimension 1 of size 5 into 2 outputs");
+}
+
+// Exported transformers compute shapes through Div, ConstantOfShape, Equal, Where and Range
+// (ViT's class-token expand, ShuffleNet's channel count halving). With the float reference as
+// evaluator these are followed by value and the Reshape/Expand targets become exact.
+TEST(ShapeInference, EvaluatorFollowsAnyShapeArithmetic) {
+  Builder b;
+  b.in("x", {2, 48, 7, 7}).init("two", Tensor::from_int64(DType::kInt64, {}, {2})).init("idx", ints({1}))
+      .init("rest", ints({7, 7})).init("batch_idx", ints({0}))
+      .init("groups", ints({2}));
+  b.node("Shape", {"x"}, {"s"}).node("Gather", {"s", "idx"}, {"c"}).node("Div", {"c", "two"}, {"half"})
+      .node("Gather", {"s", "batch_idx"}, {"n"})
+      .node("Concat", {"n", "groups", "half", "rest"}, {"target"}, {{"axis", int64_t(0)}})
+      .node("Reshape", {"x", "target"}, {"y"});
+  // Without an evaluator the Div's value is unknown: only the rank of y.
+  EXPECT_EQ(b.shape_of("y"), "float32[?,?,?,?,?]");
+  ShapeInferenceOptions o;
+  o.evaluate = cpu::eval_float_node;
+  EXPECT_EQ(b.shape_of("y", o), "float32[2,2,24,7,7]");
+  // The ViT class-token pattern: ConstantOfShape(len) * -1, Equal, Where -> Expand target.
+  Builder v;
+  v.in("x", {3, 49, 16}).weight("cls", {1, 1, 16}).init("len", ints({3})).init("m1", ints({-1}))
+      .init("target", ints({3, -1, -1}));
+  v.node("ConstantOfShape", {"len"}, {"ones"}, {{"value", Tensor::from_int64(DType::kInt64, {1}, {1})}})
+      .node("Mul", {"ones", "m1"}, {"neg"}).node("Equal", {"target", "neg"}, {"is_neg"})
+      .node("Where", {"is_neg", "ones", "target"}, {"shape"}).node("Expand", {"cls", "shape"}, {"tok"});
+  EXPECT_EQ(v.shape_of("tok"), "float32[?,?,?]");
+  EXPECT_EQ(v.shape_of("tok", o), "float32[3,1,16]");
 }
 
 }  // namespace

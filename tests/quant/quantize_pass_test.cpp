@@ -207,13 +207,18 @@ TEST(QuantizePass, WarnsWhenTheAccumulatorCanOverflow) {
   o.wgt_bits = 16;
   o.acc_bits = 16;
   const QuantizeResult r = quantize(small_model(), small_model_stats(), o);
-  ASSERT_EQ(r.warnings.size(), 8u);
-  // 16-bit operands need 16 + 16 bits per product: biases at frac f_in + f_w do not fit either.
-  EXPECT_EQ(r.warnings[0], "node 'conv1' (Conv): 3 bias value(s) clipped to the 16-bit accumulator range");
-  EXPECT_NE(r.warnings[1].find("node 'conv1' (Conv): the accumulator can overflow: worst case |acc| = "),
+  verify_quantized(r.graph);  // every shift fitted into -15..15
+  ASSERT_EQ(r.warnings.size(), 9u);
+  // 16-bit operands need 16 + 16 bits per product: conv1's shift 14 + 16 - 13 = 17 does not fit,
+  // so its weights lose two fraction bits; biases at frac f_in + f_w do not fit either.
+  EXPECT_EQ(r.warnings[0],
+            "node 'conv1' (Conv): weights moved from q16.16 to q16.14 so that the requantization shift fits the "
+            "16-bit accumulator (input q16.14, output q16.13: shift 17 -> 15)");
+  EXPECT_EQ(r.warnings[1], "node 'conv1' (Conv): 3 bias value(s) clipped to the 16-bit accumulator range");
+  EXPECT_NE(r.warnings[2].find("node 'conv1' (Conv): the accumulator can overflow: worst case |acc| = "),
             std::string::npos)
-      << r.warnings[1];
-  EXPECT_NE(r.warnings[1].find("exceeds the 16-bit range 32767; results wrap"), std::string::npos) << r.warnings[1];
+      << r.warnings[2];
+  EXPECT_NE(r.warnings[2].find("exceeds the 16-bit range 32767; results wrap"), std::string::npos) << r.warnings[2];
   // 8-bit operands into 32 bits: no warning for this model.
   EXPECT_TRUE(quantize(small_model(), small_model_stats(), QuantizeOptions{}).warnings.empty());
 }
