@@ -264,11 +264,11 @@ def check_outputs(row, stem, d):
         row.update(report_summary(f"{d}/acc/report.json"))
         if "error" not in row["paths"]["int"]:
             row["acc_eq_int"] = identical_npy(f"{d}/acc/output.npy", f"{d}/int/output.npy")
+            if not row["acc_eq_int"]:
+                row["reasons"].append("acc: output differs from --int")
     if "error" not in row["paths"]["int"]:
         # How close quantization stays to float (informative: random weights, synthetic calibration).
         row["int_cosine"] = compare_float(f"{d}/int/output.npy", f"{stem}_output.npy")[0]
-            if not row["acc_eq_int"]:
-                row["reasons"].append("acc: output differs from --int")
 
 
 def finish(row):

@@ -1,6 +1,7 @@
 // The graph passes after import, each a free function Graph -> Graph that leaves its input alone
 // and calls verify() on its result. The pipeline (src/model) runs them in one linear list:
-//   infer_shapes -> fold_constants -> fold_batch_norm -> remove_dead_nodes -> (quantization)
+//   infer_shapes -> fold_constants -> fold_batch_norm -> fuse_patterns -> remove_dead_nodes
+//   -> (quantization)
 // Shape inference lives in shape_inference.h.
 #pragma once
 
@@ -32,6 +33,14 @@ Graph fold_constants(const Graph& g, const NodeEvaluator& evaluate = {});
 // (y' = y * s + t with s = scale / sqrt(var + eps), t = B - mean * s), writing the BN's output.
 // The folded weights are new initializers (the originals may be shared).
 Graph fold_batch_norm(const Graph& g);
+
+// Pattern fusion (fuse_patterns.cpp): the LayerNorm that opset < 17 exporters write as
+// ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div[/Mul gamma][/Add beta] over trailing axes becomes one
+// LayerNormalization; MatMul(x [..., K], constant W [K, N]) with an optional constant bias Add
+// becomes Reshape [M, K] -> Gemm(x, W, b) -> Reshape (2-D inputs: just the Gemm when there is a
+// bias), so token-wise linear layers are dense layers. Needs known shapes (after infer_shapes);
+// intermediate values read elsewhere or graph outputs are never fused away.
+Graph fuse_patterns(const Graph& g);
 
 // Dead-node removal: drops nodes none of whose outputs reach a graph output, initializers no node
 // reads (unless they are graph outputs) and value infos of values that no longer exist.

@@ -38,10 +38,10 @@ TEST(PipelineVgg7, DumpsEveryPassAndRefusesToOverwrite) {
   o.dump_dir = dir;
   const model::LoadedModel m = model::load_model(kModel, o);
   for (const char* f : {"01-import.txt", "02-shape_inference.txt", "03-fold_constants.txt", "04-fold_batch_norm.txt",
-                        "05-remove_dead_nodes.txt", "06-quantize.txt"}) {
+                        "05-fuse_patterns.txt", "06-remove_dead_nodes.txt", "07-quantize.txt"}) {
     EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
   }
-  std::ifstream in(dir / "06-quantize.txt");
+  std::ifstream in(dir / "07-quantize.txt");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, graph::print_graph(m.quant.graph));
   EXPECT_NE(text.find("= QConv("), std::string::npos);
@@ -53,7 +53,7 @@ TEST(PipelineVgg7, DumpsEveryPassAndRefusesToOverwrite) {
   std::vector<std::string> names;
   for (const model::PassTiming& t : m.timings) names.push_back(t.pass);
   EXPECT_EQ(names, (std::vector<std::string>{"import", "shape_inference", "fold_constants", "fold_batch_norm",
-                                             "remove_dead_nodes", "calibrate", "quantize"}));
+                                             "fuse_patterns", "remove_dead_nodes", "calibrate", "quantize"}));
   try {
     model::load_model(kModel, o);
     FAIL() << "expected the dump to refuse overwriting";

@@ -1,0 +1,275 @@
+// Pattern fusion before quantization: operator sequences exporters write for one layer become
+// that layer, so the quantizer sees the layer (one float fallback, or one accelerator dense)
+// instead of a chain of small operators each rounded to the activation width.
+//   * LayerNorm as opset < 17 exports it: ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div
+//     [, Mul gamma][, Add beta] -> LayerNormalization.
+//   * Linear layers on token tensors: MatMul(x [..., K], W [K, N]) [+ Add b [N]] -> Reshape to
+//     [M, K], Gemm(x, W, b), Reshape back; the dense layer then runs on the accelerator with the
+//     bias in its accumulator.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "graph/passes.h"
+
+namespace tauvta::graph {
+
+namespace {
+
+class Fuser {
+ public:
+  explicit Fuser(const Graph& g) : g_(g) {
+    for (const Node& n : g_.nodes) {
+      for (const std::string& i : n.inputs) {
+        if (!i.empty()) ++uses_[i];
+      }
+    }
+    for (const std::string& o : g_.outputs) uses_[o] += 1000;  // never fused away
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      for (const std::string& o : g_.nodes[i].outputs) producer_[o] = i;
+    }
+  }
+
+  Graph run() {
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      if (dead_.count(i)) continue;
+      const Node& n = g_.nodes[i];
+      if (n.op_type == "ReduceMean") layer_norm(i);
+      else if (n.op_type == "MatMul") linear(i);
+    }
+    Graph out = g_;
+    out.nodes.clear();
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      if (auto it = replaced_.find(i); it != replaced_.end()) {
+        for (Node& r : it->second) out.nodes.push_back(std::move(r));
+      } else if (!dead_.count(i)) {
+        out.nodes.push_back(g_.nodes[i]);
+      }
+    }
+    for (auto& [name, t] : new_inits_) out.initializers[name] = std::move(t);
+    for (auto& [name, v] : new_infos_) out.values[name] = v;
+    verify(out);
+    return out;
+  }
+
+ private:
+  // The single node reading `v` with op `op`, or nullopt.
+  std::optional<size_t> only_reader(const std::string& v, const std::string& op) const {
+    auto u = uses_.find(v);
+    if (u == uses_.end() || u->second != 1) return std::nullopt;
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (dead_.count(i) || n.op_type != op) continue;
+      if (std::find(n.inputs.begin(), n.inputs.end(), v) != n.inputs.end()) return i;
+    }
+    return std::nullopt;
+  }
+
+  // The scalar value of a float32 one-element initializer.
+  std::optional<float> scalar(const std::string& v) const {
+    if (!g_.is_initializer(v)) return std::nullopt;
+    const Tensor& t = g_.initializers.at(v);
+    if (t.dtype() != DType::kFloat32 || t.size() != 1) return std::nullopt;
+    return t.floats()[0];
+  }
+
+  const Tensor* float_const(const std::string& v) const {
+    if (!g_.is_initializer(v) || g_.initializers.at(v).dtype() != DType::kFloat32) return nullptr;
+    return &g_.initializers.at(v);
+  }
+
+  const ValueInfo* ranked(const std::string& v) const {
+    const ValueInfo* i = g_.info(v);
+    return i != nullptr && i->known_shape ? i : nullptr;
+  }
+
+  // The reduced axes of a ReduceMean as a trailing block of x's axes: the first of them, or -1.
+  int64_t trailing_axes(const Node& n, int64_t rank) const {
+    if (n.attr_int_or("keepdims", 1) == 0 || !n.has_attr("axes")) return -1;
+    std::vector<int64_t> axes = n.attr_ints("axes");
+    for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+    std::sort(axes.begin(), axes.end());
+    for (size_t k = 0; k < axes.size(); ++k) {
+      if (axes[k] != rank - int64_t(axes.size()) + int64_t(k)) return -1;
+    }
+    return axes.empty() ? -1 : axes.front();
+  }
+
+  std::string fresh(const std::string& base) {
+    std::string s = base;
+    for (int k = 1; g_.values.count(s) || g_.initializers.count(s) || new_inits_.count(s) || new_infos_.count(s); ++k) {
+      s = fmt::format("{}_{}", base, k);
+    }
+    return s;
+  }
+
+  void layer_norm(size_t i_mean) {
+    const Node& mean = g_.nodes[i_mean];
+    const std::string& x = mean.input(0);
+    const ValueInfo* xi = ranked(x);
+    if (xi == nullptr || xi->dtype != DType::kFloat32) return;
+    const int64_t rank = int64_t(xi->shape.size());
+    const int64_t axis = trailing_axes(mean, rank);
+    if (axis < 0) return;
+    const auto i_sub = only_reader(mean.outputs[0], "Sub");
+    if (!i_sub || g_.nodes[*i_sub].input(0) != x || g_.nodes[*i_sub].input(1) != mean.outputs[0]) return;
+    const std::string d = g_.nodes[*i_sub].outputs[0];
+    if (uses_[d] != 2) return;
+    std::optional<size_t> i_pow, i_div;
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (n.op_type == "Pow" && n.input(0) == d) i_pow = i;
+      if (n.op_type == "Div" && n.input(0) == d) i_div = i;
+    }
+    if (!i_pow || !i_div || scalar(g_.nodes[*i_pow].input(1)) != 2.0f) return;
+    const auto i_var = only_reader(g_.nodes[*i_pow].outputs[0], "ReduceMean");
+    if (!i_var || trailing_axes(g_.nodes[*i_var], rank) != axis ||
+        g_.nodes[*i_var].attr_ints("axes").size() != mean.attr_ints("axes").size()) {
+      return;
+    }
+    const auto i_eps = only_reader(g_.nodes[*i_var].outputs[0], "Add");
+    if (!i_eps) return;
+    const Node& add_eps = g_.nodes[*i_eps];
+    const std::optional<float> eps = scalar(add_eps.input(1) == g_.nodes[*i_var].outputs[0] ? add_eps.input(0)
+                                                                                           : add_eps.input(1));
+    if (!eps) return;
+    const auto i_sqrt = only_reader(add_eps.outputs[0], "Sqrt");
+    if (!i_sqrt || g_.nodes[*i_div].input(1) != g_.nodes[*i_sqrt].outputs[0] ||
+        uses_[g_.nodes[*i_sqrt].outputs[0]] != 1) {
+      return;
+    }
+    const Shape norm(xi->shape.begin() + axis, xi->shape.end());
+    for (int64_t dim : norm) {
+      if (dim < 0) return;
+    }
+    std::vector<size_t> fused = {i_mean, *i_sub, *i_pow, *i_var, *i_eps, *i_sqrt, *i_div};
+    std::string out = g_.nodes[*i_div].outputs[0];
+    // Optional affine: Mul by a constant gamma, then Add a constant beta, each broadcasting to the
+    // normalized shape.
+    auto affine = [&](const std::string& v, const std::string& op) -> std::pair<std::optional<size_t>, const Tensor*> {
+      const auto i = only_reader(v, op);
+      if (!i) return {std::nullopt, nullptr};
+      const Node& n = g_.nodes[*i];
+      const Tensor* c = float_const(n.input(0) == v ? n.input(1) : n.input(0));
+      if (c == nullptr || c->rank() > int64_t(norm.size())) return {std::nullopt, nullptr};
+      for (size_t k = 0; k < size_t(c->rank()); ++k) {
+        const int64_t cd = c->shape()[k], nd = norm[norm.size() - size_t(c->rank()) + k];
+        if (cd != 1 && cd != nd) return {std::nullopt, nullptr};
+      }
+      return {i, c};
+    };
+    auto [i_mul, gamma] = affine(out, "Mul");
+    std::string scale_name, bias_name;
+    if (i_mul) {
+      fused.push_back(*i_mul);
+      out = g_.nodes[*i_mul].outputs[0];
+      scale_name = g_.nodes[*i_mul].input(0) == g_.nodes[*i_div].outputs[0] ? g_.nodes[*i_mul].input(1)
+                                                                            : g_.nodes[*i_mul].input(0);
+    } else {
+      scale_name = fresh(mean.name + "_ln_scale");
+      Tensor ones(DType::kFloat32, norm);
+      std::fill(ones.floats().begin(), ones.floats().end(), 1.0f);
+      new_inits_[scale_name] = std::move(ones);
+    }
+    auto [i_add, beta] = affine(out, "Add");
+    if (i_add) {
+      fused.push_back(*i_add);
+      bias_name = g_.nodes[*i_add].input(0) == out ? g_.nodes[*i_add].input(1) : g_.nodes[*i_add].input(0);
+      out = g_.nodes[*i_add].outputs[0];
+    }
+    (void)gamma;
+    (void)beta;
+    Node ln;
+    ln.name = mean.name + "_layer_norm";
+    ln.op_type = "LayerNormalization";
+    ln.inputs = {x, scale_name};
+    if (!bias_name.empty()) ln.inputs.push_back(bias_name);
+    ln.outputs = {out};
+    ln.attrs["axis"] = axis;
+    ln.attrs["epsilon"] = *eps;
+    for (size_t k : fused) dead_.insert(k);
+    dead_.erase(fused.back());
+    replaced_[fused.back()] = {ln};
+  }
+
+  void linear(size_t i_mm) {
+    const Node& mm = g_.nodes[i_mm];
+    const Tensor* w = float_const(mm.input(1));
+    const ValueInfo* xi = ranked(mm.input(0));
+    if (w == nullptr || w->rank() != 2 || xi == nullptr || xi->dtype != DType::kFloat32 || xi->shape.size() < 2) return;
+    const Shape& xs = xi->shape;
+    const size_t r = xs.size();
+    const int64_t k = w->shape()[0], n = w->shape()[1];
+    if (xs[r - 1] != k) return;
+    for (size_t d = 1; d + 1 < r; ++d) {
+      if (xs[d] < 0) return;  // only the batch may be unknown
+    }
+    // A bias Add of a constant [N] (or [1, ..., N]) that only this MatMul's output feeds.
+    std::string out = mm.outputs[0], bias;
+    std::optional<size_t> i_add = only_reader(out, "Add");
+    if (i_add) {
+      const Node& a = g_.nodes[*i_add];
+      const std::string& other = a.input(0) == out ? a.input(1) : a.input(0);
+      const Tensor* b = float_const(other);
+      if (b != nullptr && b->size() == n && b->rank() >= 1 && b->shape().back() == n) {
+        bias = other;
+        if (b->rank() != 1) {
+          bias = fresh(other + "_vector");
+          new_inits_[bias] = b->reshaped({n});
+        }
+        out = a.outputs[0];
+      } else {
+        i_add.reset();
+      }
+    }
+    if (r == 2 && bias.empty()) return;  // a plain 2-D MatMul is already a dense layer
+    std::vector<Node> nodes;
+    std::string x2 = mm.input(0), y2 = out;
+    int64_t m = 1;
+    for (size_t d = 0; d + 1 < r; ++d) m = (m < 0 || xs[d] < 0) ? -1 : m * xs[d];
+    if (r > 2) {
+      const std::string shape_in = fresh(mm.name + "_rows_shape");
+      new_inits_[shape_in] = Tensor::from_int64(DType::kInt64, {2}, {-1, k});
+      x2 = fresh(mm.name + "_rows");
+      new_infos_[x2] = ValueInfo{x2, DType::kFloat32, {m, k}, true, {}};
+      nodes.push_back(Node{mm.name + "_flatten", "Reshape", {mm.input(0), shape_in}, {x2}, {}});
+      y2 = fresh(out + "_rows");
+      new_infos_[y2] = ValueInfo{y2, DType::kFloat32, {m, n}, true, {}};
+    }
+    Node gemm{mm.name, "Gemm", {x2, mm.input(1)}, {y2}, {}};
+    if (!bias.empty()) gemm.inputs.push_back(bias);
+    nodes.push_back(gemm);
+    if (r > 2) {
+      std::vector<int64_t> back(xs.begin(), xs.end() - 1);
+      back.push_back(n);
+      if (back[0] < 0) back[0] = -1;
+      const std::string shape_out = fresh(mm.name + "_unflatten_shape");
+      new_inits_[shape_out] = Tensor::from_int64(DType::kInt64, {int64_t(back.size())}, back);
+      nodes.push_back(Node{mm.name + "_unflatten", "Reshape", {y2, shape_out}, {out}, {}});
+    }
+    const size_t last = i_add ? *i_add : i_mm;
+    dead_.insert(i_mm);
+    if (i_add) dead_.insert(*i_add);
+    dead_.erase(last);
+    replaced_[last] = std::move(nodes);
+  }
+
+  const Graph& g_;
+  std::map<std::string, int> uses_;
+  std::map<std::string, size_t> producer_;
+  std::set<size_t> dead_;
+  std::map<size_t, std::vector<Node>> replaced_;
+  std::map<std::string, Tensor> new_inits_;
+  std::map<std::string, ValueInfo> new_infos_;
+};
+
+}  // namespace
+
+Graph fuse_patterns(const Graph& g) { return Fuser(g).run(); }
+
+}  // namespace tauvta::graph
