@@ -334,7 +334,8 @@ std::string cpu_reason(const graph::Node& n) {
     for (const char* s : {"Flatten", "Reshape", "Transpose", "Identity", "Squeeze", "Unsqueeze", "Dropout", "Pad", "Resize", "Upsample", "GlobalMaxPool"}) {
       if (op == s) return "data movement on the host";
     }
-    return "float fallback: the accelerator has no kernel for this operator";
+    const std::string why = graph::float_fallback_why(n);
+    return "float fallback: " + (why.empty() ? std::string("the accelerator has no kernel for this operator") : why);
   }
   return "no accelerator lowering for this operator";
 }

@@ -80,35 +80,8 @@ bool produces_float(const Graph& g, const Node& n) {
 // Why a node that is not an integer operator stays float (QuantizeResult::cpu_fallbacks).
 std::string fallback_reason(const Node& n) {
   const std::string kernel = "float kernel between Dequantize and Quantize";
-  const std::string& op = n.op_type;
-  if ((op == "Resize" || op == "Upsample") && n.attr_string_or("mode", "nearest") != "nearest") {
-    return fmt::format("mode '{}' interpolates new values: {}", n.attr_string_or("mode", ""), kernel);
-  }
-  if (op == "Resize" && n.attr_string_or("coordinate_transformation_mode", "") == "tf_crop_and_resize") {
-    return "tf_crop_and_resize (roi, extrapolation_value): " + kernel;
-  }
-  if (op == "BatchNormalization" && (n.attr_int_or("training_mode", 0) != 0 || n.outputs.size() > 1)) {
-    return "training_mode = 1 (batch statistics, running mean and variance): " + kernel;
-  }
-  if (op == "MaxPool" && n.outputs.size() > 1 && !n.outputs[1].empty()) {
-    return fmt::format("Indices output '{}' (quantization can move a maximum's index): {}", n.outputs[1], kernel);
-  }
-  if (op == "HardSigmoid" || op == "HardSwish") {
-    const float alpha = op == "HardSwish" ? 1.0f / 6 : n.attr_float_or("alpha", 0.2f);
-    return fmt::format("slope {:.6g} is not a power of two, so the tensor ALU's MIN, MAX, ADD and SHR cannot "
-                       "apply it exactly{}: {}", alpha, op == "HardSwish" ? " (nor multiply two activations)" : "",
-                       kernel);
-  }
-  if (one_of(op, {"Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Pow"})) {
-    return "a transcendental function (no integer form on the tensor ALU): " + kernel;
-  }
-  if (one_of(op, {"LayerNormalization", "ReduceMean", "ReduceSum", "ReduceL2", "ReduceLogSumExp"})) {
-    return "a reduction with a division or a transcendental step (no exact integer form here): " + kernel;
-  }
-  if (op == "Div") return "division by a run-time value: " + kernel;
-  if (op == "Dropout" && n.inputs.size() > 1) return "run-time training_mode: " + kernel;
-  if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) return "mask output: " + kernel;
-  return kernel;
+  const std::string why = float_fallback_why(n);
+  return why.empty() ? kernel : why + ": " + kernel;
 }
 
 bool constant_inputs_after_first(const Graph& g, const Node& n) {
@@ -119,6 +92,37 @@ bool constant_inputs_after_first(const Graph& g, const Node& n) {
 }
 
 }  // namespace
+
+std::string float_fallback_why(const Node& n) {
+  const std::string& op = n.op_type;
+  if ((op == "Resize" || op == "Upsample") && n.attr_string_or("mode", "nearest") != "nearest") {
+    return fmt::format("mode '{}' interpolates new values", n.attr_string_or("mode", ""));
+  }
+  if (op == "Resize" && n.attr_string_or("coordinate_transformation_mode", "") == "tf_crop_and_resize") {
+    return "tf_crop_and_resize (roi, extrapolation_value)";
+  }
+  if (op == "BatchNormalization" && (n.attr_int_or("training_mode", 0) != 0 || n.outputs.size() > 1)) {
+    return "training_mode = 1 (batch statistics, running mean and variance)";
+  }
+  if (op == "MaxPool" && n.outputs.size() > 1 && !n.outputs[1].empty()) {
+    return fmt::format("Indices output '{}' (quantization can move a maximum's index)", n.outputs[1]);
+  }
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    const float alpha = op == "HardSwish" ? 1.0f / 6 : n.attr_float_or("alpha", 0.2f);
+    return fmt::format("slope {:.6g} is not a power of two, so the tensor ALU's MIN, MAX, ADD and SHR cannot "
+                       "apply it exactly{}", alpha, op == "HardSwish" ? " (nor multiply two activations)" : "");
+  }
+  if (one_of(op, {"Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Pow"})) {
+    return "a transcendental function (no integer form on the tensor ALU)";
+  }
+  if (one_of(op, {"LayerNormalization", "ReduceMean", "ReduceSum", "ReduceL2", "ReduceLogSumExp"})) {
+    return "a reduction with a division or a transcendental step (no exact integer form here)";
+  }
+  if (op == "Div") return "division by a run-time value";
+  if (op == "Dropout" && n.inputs.size() > 1) return "run-time training_mode";
+  if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) return "mask output";
+  return "";
+}
 
 QuantizeResult quantize(const Graph& g, const CalibrationStats& stats, const QuantizeOptions& options) {
   for (int bits : {options.act_bits, options.wgt_bits}) {

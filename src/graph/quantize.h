@@ -118,6 +118,11 @@ QuantizeResult quantize(const Graph& g, const CalibrationStats& stats, const Qua
 // The operators of the quantized op set (docs/quantization.md), Quantize and Dequantize included.
 bool is_quantized_op(const std::string& op_type);
 
+// Why quantization keeps a float operator as a float fallback ("a transcendental function (no
+// integer form on the tensor ALU)", "mode 'linear' interpolates new values", ...), or "" when
+// the only reason is that no integer form exists for it. Placement reports show the same text.
+std::string float_fallback_why(const Node& n);
+
 // A requantizing node's SHR amount per output channel: its `shift` attribute is one int (per
 // tensor) or a list with one entry per output channel. Throws naming the node otherwise.
 std::vector<int64_t> requant_shifts(const Node& n, int64_t channels);
