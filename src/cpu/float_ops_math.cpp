@@ -1,4 +1,4 @@
-// Element-wise math: the unary functions (Abs, Ceil, Erf, Exp, Floor, HardSigmoid, HardSwish,
+// Element-wise math: the unary functions (Abs, Ceil, Erf, Exp, Floor, Gelu, HardSigmoid, HardSwish,
 // Log, Neg, Reciprocal, Sqrt) and the broadcasting arithmetic beyond Add/Sub/Mul (Div, Pow,
 // Mod, Max, Min). Integer Div truncates toward zero and Mod follows the divisor's sign (fmod=0)
 // as ONNX's reference (NumPy) does; an integer division by zero is an error, not UB.
@@ -147,6 +147,20 @@ std::vector<Tensor> op_HardSwish(const OpArgs& a) {
     using T = decltype(v);
     return v * std::max(T(0), std::min(T(1), v * T(1.0 / 6.0) + T(0.5)));
   });
+}
+
+// Gelu (ONNX 20's semantics; tauvta's fuse_patterns makes it from the Erf chain exporters write):
+// 0.5 x (1 + erf(x / sqrt 2)), or with approximate = "tanh" 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+std::vector<Tensor> op_Gelu(const OpArgs& a) {
+  const std::string approx = a.node.attr_string_or("approximate", "none");
+  if (approx != "none" && approx != "tanh") a.fail(fmt::format("approximate '{}' is not none or tanh", approx));
+  if (approx == "tanh") {
+    return unary_floating(a, [](auto v) {
+      const double x = double(v);
+      return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    });
+  }
+  return unary_floating(a, [](auto v) { return 0.5 * double(v) * (1.0 + std::erf(double(v) * 0.7071067811865476)); });
 }
 
 std::vector<Tensor> op_Div(const OpArgs& a) {

@@ -36,6 +36,7 @@ namespace tauvta::cpu {
   X(Flatten)                \
   X(Floor)                  \
   X(Gather)                 \
+  X(Gelu)                   \
   X(Gemm)                   \
   X(GlobalAveragePool)      \
   X(GlobalMaxPool)          \

@@ -3,6 +3,8 @@
 // instead of a chain of small operators each rounded to the activation width.
 //   * LayerNorm as opset < 17 exports it: ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div
 //     [, Mul gamma][, Add beta] -> LayerNormalization.
+//   * GELU as exporters write it (opset < 20 has no Gelu): Div sqrt(2), Erf, Add 1, Mul x,
+//     Mul 0.5 (in either Mul order) -> Gelu, tauvta's internal operator with ONNX-20 semantics.
 //   * Linear layers on token tensors: MatMul(x [..., K], W [K, N]) [+ Add b [N]] -> Reshape to
 //     [M, K], Gemm(x, W, b), Reshape back; the dense layer then runs on the accelerator with the
 //     bias in its accumulator.
@@ -41,6 +43,7 @@ class Fuser {
       const Node& n = g_.nodes[i];
       if (n.op_type == "ReduceMean") layer_norm(i);
       else if (n.op_type == "MatMul") linear(i);
+      else if (n.op_type == "Div") gelu(i);
     }
     Graph out = g_;
     out.nodes.clear();
@@ -195,6 +198,50 @@ class Fuser {
     for (size_t k : fused) dead_.insert(k);
     dead_.erase(fused.back());
     replaced_[fused.back()] = {ln};
+  }
+
+  // x / sqrt(2) -> Erf -> + 1 -> * x -> * 0.5 (the two Muls in either order: 0.5 * x first, or
+  // x * (1 + erf) first).
+  void gelu(size_t i_div) {
+    const Node& div = g_.nodes[i_div];
+    const std::string& x = div.input(0);
+    const ValueInfo* xi = ranked(x);
+    const std::optional<float> root2 = scalar(div.input(1));
+    if (xi == nullptr || xi->dtype != DType::kFloat32 || !root2 || std::fabs(*root2 - 1.41421356f) > 1e-4f) return;
+    const auto i_erf = only_reader(div.outputs[0], "Erf");
+    if (!i_erf) return;
+    const auto i_one = only_reader(g_.nodes[*i_erf].outputs[0], "Add");
+    if (!i_one) return;
+    const Node& one = g_.nodes[*i_one];
+    if (scalar(one.input(0) == g_.nodes[*i_erf].outputs[0] ? one.input(1) : one.input(0)) != 1.0f) return;
+    const std::string& p = one.outputs[0];
+    auto other = [](const Node& n, const std::string& v) { return n.input(0) == v ? n.input(1) : n.input(0); };
+    // Form A: Mul(x, p) -> Mul(., 0.5). Form B: Mul(x, 0.5) -> h; Mul(h, p).
+    const auto i_mul = only_reader(p, "Mul");
+    if (!i_mul) return;
+    const Node& m1 = g_.nodes[*i_mul];
+    std::vector<size_t> fused = {i_div, *i_erf, *i_one, *i_mul};
+    if (other(m1, p) == x) {
+      const auto i_half = only_reader(m1.outputs[0], "Mul");
+      if (!i_half || scalar(other(g_.nodes[*i_half], m1.outputs[0])) != 0.5f) return;
+      fused.push_back(*i_half);
+    } else {
+      const std::string& h = other(m1, p);
+      auto it = producer_.find(h);
+      if (it == producer_.end() || uses_[h] != 1) return;
+      const Node& half = g_.nodes[it->second];
+      if (half.op_type != "Mul" || other(half, x) == x || scalar(other(half, x)) != 0.5f ||
+          (half.input(0) != x && half.input(1) != x)) {
+        return;
+      }
+      fused.insert(fused.begin(), it->second);
+    }
+    if (uses_[x] < 2) return;  // x feeds the Div and a Mul
+    Node gelu{div.name + "_gelu", "Gelu", {x}, {g_.nodes[fused.back()].outputs[0]}, {}};
+    for (size_t k : fused) dead_.insert(k);
+    const size_t last = *std::max_element(fused.begin(), fused.end());
+    dead_.erase(last);
+    replaced_[last] = {gelu};
   }
 
   void linear(size_t i_mm) {

@@ -36,7 +36,7 @@ Graph fold_batch_norm(const Graph& g);
 
 // Pattern fusion (fuse_patterns.cpp): the LayerNorm that opset < 17 exporters write as
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div[/Mul gamma][/Add beta] over trailing axes becomes one
-// LayerNormalization; MatMul(x [..., K], constant W [K, N]) with an optional constant bias Add
+// LayerNormalization; the Erf GELU chain becomes tauvta's internal Gelu; MatMul(x [..., K], constant W [K, N]) with an optional constant bias Add
 // becomes Reshape [M, K] -> Gemm(x, W, b) -> Reshape (2-D inputs: just the Gemm when there is a
 // bias), so token-wise linear layers are dense layers. Needs known shapes (after infer_shapes);
 // intermediate values read elsewhere or graph outputs are never fused away.

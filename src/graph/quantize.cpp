@@ -112,7 +112,7 @@ std::string float_fallback_why(const Node& n) {
     return fmt::format("slope {:.6g} is not a power of two, so the tensor ALU's MIN, MAX, ADD and SHR cannot "
                        "apply it exactly{}", alpha, op == "HardSwish" ? " (nor multiply two activations)" : "");
   }
-  if (one_of(op, {"Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Pow"})) {
+  if (one_of(op, {"Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Pow", "Gelu"})) {
     return "a transcendental function (no integer form on the tensor ALU)";
   }
   if (one_of(op, {"LayerNormalization", "ReduceMean", "ReduceSum", "ReduceL2", "ReduceLogSumExp"})) {

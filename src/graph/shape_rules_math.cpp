@@ -248,6 +248,7 @@ ShapeRule find_math_rule(const std::string& op) {
       {"Exp", float_unary},
       {"Expand", expand},
       {"Floor", float_unary},
+      {"Gelu", float_unary},
       {"Greater", compare},
       {"GreaterOrEqual", compare},
       {"HardSigmoid", float_unary},

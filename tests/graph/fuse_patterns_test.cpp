@@ -107,5 +107,36 @@ TEST(FusePatterns, TwoDimensionalMatMulWithBiasBecomesGemm) {
   for (int64_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got.floats()[size_t(i)], want.floats()[size_t(i)], 1e-6f) << i;
 }
 
+
+// nn.GELU() at opset 13: Div sqrt(2) -> Erf -> Add 1 -> Mul x -> Mul 0.5, and the other Mul order
+// (0.5 * x first) -> one Gelu with the same values.
+TEST(FusePatterns, ErfGeluChainsBecomeGelu) {
+  for (bool half_first : {false, true}) {
+    Builder b;
+    b.g.initializers["root2"] = Tensor::scalar_float(1.4142135f);
+    b.g.initializers["one"] = Tensor::scalar_float(1.0f);
+    b.g.initializers["half"] = Tensor::scalar_float(0.5f);
+    b.node("Div", {"x", "root2"}, "a");
+    b.node("Erf", {"a"}, "e");
+    b.node("Add", {"e", "one"}, "p");
+    if (half_first) {
+      b.node("Mul", {"x", "half"}, "h");
+      b.node("Mul", {"h", "p"}, "y");
+    } else {
+      b.node("Mul", {"x", "p"}, "q");
+      b.node("Mul", {"q", "half"}, "y");
+    }
+    b.g.outputs = {"y"};
+    const Graph g = infer_shapes(b.g);
+    const Graph f = remove_dead_nodes(fuse_patterns(g));
+    ASSERT_EQ(ops(f), (std::vector<std::string>{"Gelu"})) << half_first;
+    EXPECT_EQ(f.nodes[0].inputs[0], "x");
+    const Tensor x = wave({2, 5, 8}, 3.0f, 2);
+    const Tensor want = cpu::run_float(g, {{"x", x}}).at("y");
+    const Tensor got = cpu::run_float(f, {{"x", x}}).at("y");
+    for (int64_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got.floats()[size_t(i)], want.floats()[size_t(i)], 1e-5f) << i;
+  }
+}
+
 }  // namespace
 }  // namespace tauvta::graph
