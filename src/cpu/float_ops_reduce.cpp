@@ -59,22 +59,29 @@ Reduction plan(const OpArgs& a, const Shape& in) {
   return p;
 }
 
-// Calls f(input_offset, output_offset) for every input element, in input order.
+// Calls f(input_offset, output_offset) for every input element, in input order. The trailing
+// axes that are all reduced (or all kept) form one run walked in a tight loop; an odometer steps
+// over the axes before it.
 template <class F>
 void walk(const Shape& in, const std::vector<int64_t>& out_strides, F&& f) {
-  const size_t r = in.size();
-  int64_t total = 1;
-  for (int64_t d : in) total *= d;
-  std::vector<int64_t> idx(r, 0);
-  int64_t o = 0;
-  for (int64_t i = 0; i < total; ++i) {
-    f(i, o);
-    for (size_t k = r; k-- > 0;) {
-      ++idx[k];
-      o += out_strides[k];
-      if (idx[k] < in[k]) break;
-      o -= out_strides[k] * in[k];
-      idx[k] = 0;
+  size_t k = in.size();
+  int64_t run = 1;
+  const bool reduced_run = k > 0 && out_strides[k - 1] == 0;
+  while (k > 0 && (out_strides[k - 1] == 0) == reduced_run) run *= in[--k];
+  const int64_t run_step = reduced_run ? 0 : 1;  // output elements per input element in the run
+  int64_t outer = 1;
+  for (size_t d = 0; d < k; ++d) outer *= in[d];
+  std::vector<int64_t> idx(k, 0);
+  int64_t i = 0, o = 0;
+  for (int64_t n = 0; n < outer; ++n) {
+    for (int64_t j = 0; j < run; ++j) f(i + j, o + j * run_step);
+    i += run;
+    for (size_t d = k; d-- > 0;) {
+      ++idx[d];
+      o += out_strides[d];
+      if (idx[d] < in[d]) break;
+      o -= out_strides[d] * in[d];
+      idx[d] = 0;
     }
   }
 }

@@ -107,7 +107,7 @@ TEST(RunCli, TuningLogsApplyToTheirConfigOnly) {
   ASSERT_EQ(r.code, 0) << r.out;
   // VGG-7's fourth conv is the sample's first workload; its fastest record (line 3) is applied,
   // and the placement dump after the pipeline's passes says so.
-  std::ifstream dump(dir / "passes" / "07-placement.txt");
+  std::ifstream dump(dir / "passes" / "08-placement.txt");
   const std::string placement((std::istreambuf_iterator<char>(dump)), std::istreambuf_iterator<char>());
   EXPECT_NE(placement.find("conv2d 1x64x14x14 -> 64 k3x3 s1x1 p1,1,1,1 d1x1 g1\n    "
                            "tile_b=1x1,tile_h=2x7,tile_w=1x14,tile_ci=4x1,tile_co=2x2,oc_nthread=2,h_nthread=1 (" +
