@@ -124,21 +124,27 @@ def first_line(exc):
     return f"{type(exc).__name__}: {lines[0] if lines else ''}"
 
 
-def reference(name):
-    """The seeded model (batch norm calibrated, eval mode), its sample input and torch's output."""
+def reference(name, bn_stats="calibrated"):
+    """The seeded model (eval mode), its sample input and torch's output. Batch-norm statistics
+    are accumulated over random batches ("calibrated"), or left as torchvision initializes them
+    ("init": mean 0, variance 1; activations then vanish or grow layer by layer, which is what a
+    user exporting an untrained torchvision model gets)."""
     torch.manual_seed(seed_of(name))
     gen = torch.Generator().manual_seed(seed_of(name, "/input"))
     model, chw = build_model(name)
-    calibrate_batch_norm(torch, model, "randn", chw, gen)
+    if bn_stats == "calibrated":
+        calibrate_batch_norm(torch, model, "randn", chw, gen)
     model.eval()
     x = torch.randn((1,) + chw, generator=gen)
     with torch.no_grad():
         return model, x, model(x)
 
 
-def export_model(name, opsets, out_dir, force):
+def export_model(name, opsets, out_dir, force, bn_stats="calibrated"):
     """Exports NAME at each opset (files present are kept unless force); returns its metadata."""
     meta_path, stem = os.path.join(out_dir, name + ".json"), os.path.join(out_dir, name)
+    if bn_stats != "calibrated" and name == "tiny_vit":
+        bn_stats = "calibrated"  # no batch norm
     meta = json.load(open(meta_path)) if os.path.exists(meta_path) and not force else {}
     todo = [op for op in opsets if force or not os.path.exists(f"{stem}_op{op}.onnx")]
     io = {f"{stem}_input.npy": 1, f"{stem}_output.npy": 2}
@@ -150,8 +156,8 @@ def export_model(name, opsets, out_dir, force):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tracer and exporter chatter
-            made = reference(name)
-            meta.update(params=sum(p.numel() for p in made[0].parameters()), seed=seed_of(name),
+            made = reference(name, bn_stats)
+            meta.update(params=sum(p.numel() for p in made[0].parameters()), seed=seed_of(name), bn_stats=bn_stats,
                         input_seed=seed_of(name, "/input"), input_shape=list(made[1].shape))
             for path, i in io.items():
                 if force or not os.path.exists(path):
@@ -317,7 +323,7 @@ def write_outputs(rows, args):
            "versions": {"torch": torch.__version__, "torchvision": torchvision.__version__,
                         "numpy": np.__version__, "python": sys.version.split()[0]},
            "argv": sys.argv, "tauvta": args.tauvta, "config": args.config, "opsets": args.opsets,
-           "skip_accel": args.skip_accel, "rows": rows}
+           "skip_accel": args.skip_accel, "bn_stats": args.bn_stats, "rows": rows}
     write_json(args.json, doc)
     fields = ["model", "opset", "params_m", "cosine", "max_abs_err", "int", "int_cosine", "acc", "acc_eq_int",
               "vta_layers", "cpu_layers", "gops", "cycles", "sim_ms", "compile_s", "warnings", "status"]
@@ -342,6 +348,9 @@ def parse_args():
     ap.add_argument("--force", action="store_true", help="re-export models already present")
     ap.add_argument("--jobs", type=int, default=1, help="model x opset rows run in parallel")
     ap.add_argument("--skip-accel", action="store_true", help="no accelerator run (float and int only)")
+    ap.add_argument("--bn-stats", choices=["calibrated", "init"], default="calibrated",
+                    help="batch-norm statistics: accumulated over random batches (default) or torchvision's "
+                         "initial mean 0 / variance 1 (use another --out-dir: exports are cached by name)")
     ap.add_argument("--json", help="default OUT/zoo.json")
     ap.add_argument("--csv", help="default OUT/zoo.csv")
     args = ap.parse_args()
@@ -361,7 +370,7 @@ def main():
     """Exports what is missing, runs every model x opset, prints the table; 1 when a row failed."""
     args = parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
-    metas = {m: export_model(m, args.opsets, args.out_dir, args.force) for m in args.names}
+    metas = {m: export_model(m, args.opsets, args.out_dir, args.force, args.bn_stats) for m in args.names}
     jobs = [(m, op) for m in args.names for op in args.opsets]
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         rows = list(pool.map(lambda j: run_row(j[0], j[1], metas[j[0]], args), jobs))

@@ -62,6 +62,31 @@ graph::Graph with_batch(const graph::Graph& g, int64_t batch) {
   for (auto& [name, v] : out.values) {
     if (v.known_shape && !v.shape.empty() && v.shape[0] < 0) v.shape[0] = batch;
   }
+  // Values whose first dimension is not the batch itself: a Reshape that merges the batch into
+  // rows ([B, T, K] -> [-1, K], graph::fuse_patterns' token-wise dense layers) and the QGemm
+  // reading those rows. Their shapes are derived again from their now known inputs.
+  for (const graph::Node& n : out.nodes) {
+    const graph::ValueInfo* in = out.info(n.input(0));
+    if (n.outputs.empty() || in == nullptr || !in->known_shape) continue;
+    graph::ValueInfo* o = out.values.count(n.outputs[0]) ? &out.values.at(n.outputs[0]) : nullptr;
+    if (o == nullptr || !o->known_shape) continue;
+    if (n.op_type == "Reshape" && out.is_initializer(n.input(1))) {
+      std::vector<int64_t> target = out.initializers.at(n.input(1)).to_int64();
+      int64_t total = 1, known = 1, infer = -1;
+      for (int64_t d : in->shape) total *= d;
+      for (size_t i = 0; i < target.size(); ++i) {
+        if (target[i] == 0 && i < in->shape.size()) target[i] = in->shape[i];
+        if (target[i] == -1) infer = int64_t(i);
+        else known *= target[i];
+      }
+      if (infer >= 0 && known > 0 && total % known == 0) target[size_t(infer)] = total / known;
+      if (infer < 0 || (known > 0 && total % known == 0)) o->shape = target;
+    } else if (n.op_type == "QGemm" && out.is_initializer(n.input(1)) && !in->shape.empty()) {
+      graph::Shape s = in->shape;
+      s.back() = out.initializers.at(n.input(1)).shape()[0];
+      o->shape = s;
+    }
+  }
   return out;
 }
 
