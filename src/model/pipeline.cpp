@@ -59,10 +59,31 @@ std::string batch_pin_reason(const graph::Graph& g) {
     if (v != nullptr && v->known_shape && !v->shape.empty() && v->shape[0] > 0) declared = v->shape[0];
   }
   if (declared == 0) return "";
+  // The trial needs the graph's structure, not its weights: initializers larger than a shape
+  // operand become value infos (their dtype and shape are all shape inference reads from them),
+  // so the trial copies kilobytes instead of the model.
+  graph::Graph trial;
+  trial.name = g.name;
+  trial.opset = g.opset;
+  trial.inputs = g.inputs;
+  trial.outputs = g.outputs;
+  trial.nodes = g.nodes;
+  trial.values = g.values;
+  trial = set_batch(std::move(trial), declared + 1);
+  for (const auto& [name, t] : g.initializers) {
+    if (t.size() <= 4096) {
+      trial.initializers[name] = t;
+      continue;
+    }
+    graph::ValueInfo& v = trial.info_mut(name);  // after set_batch: a weight's shape is its own
+    v.dtype = t.dtype();
+    v.shape = t.shape();
+    v.known_shape = true;
+  }
   try {
     graph::ShapeInferenceOptions options;
     options.evaluate = cpu::eval_float_node;
-    graph::infer_shapes(set_batch(g, declared + 1), options);
+    graph::infer_shapes(trial, options);
   } catch (const Error& e) {
     return e.what();
   }
