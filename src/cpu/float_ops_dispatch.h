@@ -38,4 +38,30 @@ decltype(auto) dispatch_any(const OpArgs& a, DType t, F&& f) {
   return dispatch_numeric(a, t, std::forward<F>(f));
 }
 
+// out[i] = f(x[i]) over input 0, same dtype and shape: for float32/float64 (map_floating) or every
+// numeric dtype (map_numeric). f receives a T and its result is converted to T.
+template <class Dispatch, class F>
+std::vector<Tensor> map_elements(const OpArgs& a, Dispatch dispatch, F f) {
+  const Tensor& x = a.in(0);
+  Tensor out(x.dtype(), x.shape());
+  dispatch(a, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* po = out.data<T>();
+    const int64_t n = x.size();
+    for (int64_t i = 0; i < n; ++i) po[i] = T(f(px[i]));
+  });
+  return outputs(std::move(out));
+}
+
+template <class F>
+std::vector<Tensor> map_floating(const OpArgs& a, F f) {
+  return map_elements(a, [](const OpArgs& o, DType t, auto&& g) { dispatch_floating(o, t, g); }, f);
+}
+
+template <class F>
+std::vector<Tensor> map_numeric(const OpArgs& a, F f) {
+  return map_elements(a, [](const OpArgs& o, DType t, auto&& g) { dispatch_numeric(o, t, g); }, f);
+}
+
 }  // namespace tauvta::cpu

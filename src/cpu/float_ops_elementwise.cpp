@@ -60,20 +60,6 @@ std::vector<Tensor> arith(const OpArgs& a, Arith kind) {
   return outputs(std::move(out));
 }
 
-template <class F>
-std::vector<Tensor> unary_float(const OpArgs& a, F f) {
-  const Tensor& x = a.in(0);
-  Tensor out(x.dtype(), x.shape());
-  dispatch_floating(a, x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
-    const int64_t n = x.size();
-    for (int64_t i = 0; i < n; ++i) po[i] = T(f(px[i]));
-  });
-  return outputs(std::move(out));
-}
-
 }  // namespace
 
 std::vector<Tensor> op_Add(const OpArgs& a) { return arith(a, Arith::kAdd); }
@@ -81,25 +67,16 @@ std::vector<Tensor> op_Sub(const OpArgs& a) { return arith(a, Arith::kSub); }
 std::vector<Tensor> op_Mul(const OpArgs& a) { return arith(a, Arith::kMul); }
 
 std::vector<Tensor> op_Relu(const OpArgs& a) {
-  const Tensor& x = a.in(0);
-  Tensor out(x.dtype(), x.shape());
-  dispatch_numeric(a, x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
-    const int64_t n = x.size();
-    for (int64_t i = 0; i < n; ++i) po[i] = px[i] > T(0) ? px[i] : T(0);
-  });
-  return outputs(std::move(out));
+  return map_numeric(a, [](auto v) { return v > decltype(v)(0) ? v : decltype(v)(0); });
 }
 
 std::vector<Tensor> op_LeakyRelu(const OpArgs& a) {
   const double alpha = a.node.attr_float_or("alpha", 0.01f);
-  return unary_float(a, [alpha](auto v) { return v < 0 ? decltype(v)(v * alpha) : v; });
+  return map_floating(a, [alpha](auto v) { return v < 0 ? decltype(v)(v * alpha) : v; });
 }
 
 std::vector<Tensor> op_Sigmoid(const OpArgs& a) {
-  return unary_float(a, [](auto v) {
+  return map_floating(a, [](auto v) {
     using T = decltype(v);
     // Split by sign so exp never overflows.
     if (v >= 0) return T(1) / (T(1) + std::exp(-v));
@@ -109,7 +86,7 @@ std::vector<Tensor> op_Sigmoid(const OpArgs& a) {
 }
 
 std::vector<Tensor> op_Tanh(const OpArgs& a) {
-  return unary_float(a, [](auto v) { return std::tanh(v); });
+  return map_floating(a, [](auto v) { return std::tanh(v); });
 }
 
 std::vector<Tensor> op_PRelu(const OpArgs& a) {

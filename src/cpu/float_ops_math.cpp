@@ -17,35 +17,6 @@ namespace tauvta::cpu {
 
 namespace {
 
-template <class F>
-std::vector<Tensor> unary_floating(const OpArgs& a, F f) {
-  const Tensor& x = a.in(0);
-  Tensor out(x.dtype(), x.shape());
-  dispatch_floating(a, x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
-    const int64_t n = x.size();
-    for (int64_t i = 0; i < n; ++i) po[i] = T(f(px[i]));
-  });
-  return outputs(std::move(out));
-}
-
-// Unary on every numeric dtype (f receives and returns T).
-template <class F>
-std::vector<Tensor> unary_numeric(const OpArgs& a, F f) {
-  const Tensor& x = a.in(0);
-  Tensor out(x.dtype(), x.shape());
-  dispatch_numeric(a, x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
-    const int64_t n = x.size();
-    for (int64_t i = 0; i < n; ++i) po[i] = f(px[i]);
-  });
-  return outputs(std::move(out));
-}
-
 void expect_same_dtype(const OpArgs& a, const Tensor& x, const Tensor& y) {
   if (x.dtype() != y.dtype()) {
     a.fail(fmt::format("operands have different dtypes ({} and {})", graph::dtype_name(x.dtype()),
@@ -99,7 +70,7 @@ T pow_value(T base, double e) {
 }  // namespace
 
 std::vector<Tensor> op_Abs(const OpArgs& a) {
-  return unary_numeric(a, [](auto v) {
+  return map_numeric(a, [](auto v) {
     using T = decltype(v);
     if constexpr (std::is_unsigned_v<T>) {
       return v;
@@ -112,7 +83,7 @@ std::vector<Tensor> op_Abs(const OpArgs& a) {
 }
 
 std::vector<Tensor> op_Neg(const OpArgs& a) {
-  return unary_numeric(a, [](auto v) {
+  return map_numeric(a, [](auto v) {
     using T = decltype(v);
     if constexpr (std::is_integral_v<T>) {
       return T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(v));
@@ -122,20 +93,20 @@ std::vector<Tensor> op_Neg(const OpArgs& a) {
   });
 }
 
-std::vector<Tensor> op_Ceil(const OpArgs& a) { return unary_floating(a, [](auto v) { return std::ceil(v); }); }
-std::vector<Tensor> op_Floor(const OpArgs& a) { return unary_floating(a, [](auto v) { return std::floor(v); }); }
-std::vector<Tensor> op_Erf(const OpArgs& a) { return unary_floating(a, [](auto v) { return std::erf(v); }); }
-std::vector<Tensor> op_Exp(const OpArgs& a) { return unary_floating(a, [](auto v) { return std::exp(v); }); }
-std::vector<Tensor> op_Log(const OpArgs& a) { return unary_floating(a, [](auto v) { return std::log(v); }); }
-std::vector<Tensor> op_Sqrt(const OpArgs& a) { return unary_floating(a, [](auto v) { return std::sqrt(v); }); }
+std::vector<Tensor> op_Ceil(const OpArgs& a) { return map_floating(a, [](auto v) { return std::ceil(v); }); }
+std::vector<Tensor> op_Floor(const OpArgs& a) { return map_floating(a, [](auto v) { return std::floor(v); }); }
+std::vector<Tensor> op_Erf(const OpArgs& a) { return map_floating(a, [](auto v) { return std::erf(v); }); }
+std::vector<Tensor> op_Exp(const OpArgs& a) { return map_floating(a, [](auto v) { return std::exp(v); }); }
+std::vector<Tensor> op_Log(const OpArgs& a) { return map_floating(a, [](auto v) { return std::log(v); }); }
+std::vector<Tensor> op_Sqrt(const OpArgs& a) { return map_floating(a, [](auto v) { return std::sqrt(v); }); }
 std::vector<Tensor> op_Reciprocal(const OpArgs& a) {
-  return unary_floating(a, [](auto v) { return decltype(v)(1) / v; });
+  return map_floating(a, [](auto v) { return decltype(v)(1) / v; });
 }
 
 // max(0, min(1, alpha * x + beta)), defaults alpha 0.2, beta 0.5.
 std::vector<Tensor> op_HardSigmoid(const OpArgs& a) {
   const float alpha = a.node.attr_float_or("alpha", 0.2f), beta = a.node.attr_float_or("beta", 0.5f);
-  return unary_floating(a, [alpha, beta](auto v) {
+  return map_floating(a, [alpha, beta](auto v) {
     using T = decltype(v);
     return std::max(T(0), std::min(T(1), T(alpha) * v + T(beta)));
   });
@@ -143,7 +114,7 @@ std::vector<Tensor> op_HardSigmoid(const OpArgs& a) {
 
 // x * max(0, min(1, x / 6 + 1 / 2)) (ONNX: alpha = 1/6, beta = 0.5).
 std::vector<Tensor> op_HardSwish(const OpArgs& a) {
-  return unary_floating(a, [](auto v) {
+  return map_floating(a, [](auto v) {
     using T = decltype(v);
     return v * std::max(T(0), std::min(T(1), v * T(1.0 / 6.0) + T(0.5)));
   });
@@ -155,12 +126,12 @@ std::vector<Tensor> op_Gelu(const OpArgs& a) {
   const std::string approx = a.node.attr_string_or("approximate", "none");
   if (approx != "none" && approx != "tanh") a.fail(fmt::format("approximate '{}' is not none or tanh", approx));
   if (approx == "tanh") {
-    return unary_floating(a, [](auto v) {
+    return map_floating(a, [](auto v) {
       const double x = double(v);
       return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
     });
   }
-  return unary_floating(a, [](auto v) { return 0.5 * double(v) * (1.0 + std::erf(double(v) * 0.7071067811865476)); });
+  return map_floating(a, [](auto v) { return 0.5 * double(v) * (1.0 + std::erf(double(v) * 0.7071067811865476)); });
 }
 
 std::vector<Tensor> op_Div(const OpArgs& a) {

@@ -8,20 +8,14 @@
 
 #include "common/error.h"
 #include "float_test_util.h"
+#include "common/error_of.h"
 
 namespace tauvta::cpu {
 namespace {
 
 using namespace testing_util;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using tauvta::testing::error_of;
 
 TEST(FloatMathOps, HardSigmoidAndHardSwish) {
   Tensor x = Tensor::from_floats({5}, {-4, -3, 0, 1.5f, 4});

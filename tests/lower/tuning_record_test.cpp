@@ -10,20 +10,14 @@
 #include "common/error.h"
 #include "lower/conv_plan.h"
 #include "lower/tuning_record.h"
+#include "common/error_of.h"
 
 namespace tauvta::lower {
 namespace {
 
 const std::string kSample = std::string(TAUVTA_SOURCE_DIR) + "/tests/data/tuning/sample_vta.log";
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using tauvta::testing::error_of;
 
 TEST(TuningRecord, ReadsTheSampleLogLikeTopHubs) {
   const TuningLog log = read_tuning_log(kSample);
