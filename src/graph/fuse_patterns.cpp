@@ -25,7 +25,7 @@ namespace {
 
 class Fuser {
  public:
-  explicit Fuser(const Graph& g) : g_(g) {
+  explicit Fuser(Graph& g) : g_(g) {
     for (const Node& n : g_.nodes) {
       for (const std::string& i : n.inputs) {
         if (!i.empty()) ++uses_[i];
@@ -45,19 +45,19 @@ class Fuser {
       else if (n.op_type == "MatMul") linear(i);
       else if (n.op_type == "Div") gelu(i);
     }
-    Graph out = g_;
-    out.nodes.clear();
+    std::vector<Node> nodes;
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       if (auto it = replaced_.find(i); it != replaced_.end()) {
-        for (Node& r : it->second) out.nodes.push_back(std::move(r));
+        for (Node& r : it->second) nodes.push_back(std::move(r));
       } else if (!dead_.count(i)) {
-        out.nodes.push_back(g_.nodes[i]);
+        nodes.push_back(std::move(g_.nodes[i]));
       }
     }
-    for (auto& [name, t] : new_inits_) out.initializers[name] = std::move(t);
-    for (auto& [name, v] : new_infos_) out.values[name] = v;
-    verify(out);
-    return out;
+    g_.nodes = std::move(nodes);
+    for (auto& [name, t] : new_inits_) g_.initializers[name] = std::move(t);
+    for (auto& [name, v] : new_infos_) g_.values[name] = v;
+    verify(g_);
+    return std::move(g_);
   }
 
  private:
@@ -306,7 +306,7 @@ class Fuser {
     replaced_[last] = std::move(nodes);
   }
 
-  const Graph& g_;
+  Graph& g_;  // rewritten in place at the end of run()
   std::map<std::string, int> uses_;
   std::map<std::string, size_t> producer_;
   std::set<size_t> dead_;
@@ -317,6 +317,7 @@ class Fuser {
 
 }  // namespace
 
-Graph fuse_patterns(const Graph& g) { return Fuser(g).run(); }
+// By value: the pipeline moves its graph in, so the pass copies no weights.
+Graph fuse_patterns(Graph g) { return Fuser(g).run(); }
 
 }  // namespace tauvta::graph

@@ -39,8 +39,9 @@ Graph fold_batch_norm(const Graph& g);
 // LayerNormalization; the Erf GELU chain becomes tauvta's internal Gelu; MatMul(x [..., K], constant W [K, N]) with an optional constant bias Add
 // becomes Reshape [M, K] -> Gemm(x, W, b) -> Reshape (2-D inputs: just the Gemm when there is a
 // bias), so token-wise linear layers are dense layers. Needs known shapes (after infer_shapes);
-// intermediate values read elsewhere or graph outputs are never fused away.
-Graph fuse_patterns(const Graph& g);
+// intermediate values read elsewhere or graph outputs are never fused away. Takes the graph by
+// value (a caller that moves it in pays no copy of the weights).
+Graph fuse_patterns(Graph g);
 
 // Dead-node removal: drops nodes none of whose outputs reach a graph output, initializers no node
 // reads (unless they are graph outputs) and value infos of values that no longer exist.

@@ -153,7 +153,7 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
   });
   g = p.run("fold_constants", [&] { return graph::fold_constants(g, cpu::eval_float_node); });
   g = p.run("fold_batch_norm", [&] { return graph::fold_batch_norm(g); });
-  g = p.run("fuse_patterns", [&] { return graph::fuse_patterns(g); });
+  g = p.run("fuse_patterns", [&] { return graph::fuse_patterns(std::move(g)); });
   g = p.run("remove_dead_nodes", [&] { return graph::remove_dead_nodes(g); });
   m.float_graph = std::move(g);
   if (!o.quantize) return m;
