@@ -15,6 +15,14 @@ struct BroadcastPlan {
   std::vector<int64_t> a_strides, b_strides;  // element strides, 0 along broadcast dimensions
 };
 
+// Element strides of a tensor of shape `s` read as a rank-`rank` broadcast operand: right-aligned,
+// 0 along its size-1 (and missing leading) dimensions.
+std::vector<int64_t> broadcast_strides(const graph::Shape& s, size_t rank);
+
+// `src` repeated along its size-1 and missing leading dimensions into shape `out` (which must be
+// a broadcast of src's shape), row by row: the innermost dimension is a memcpy or a fill.
+graph::Tensor broadcast_to(const graph::Tensor& src, const graph::Shape& out);
+
 // `out` must be the broadcast of `a` and `b` (ranks may differ; shapes are right-aligned).
 BroadcastPlan plan_broadcast(const graph::Shape& out, const graph::Shape& a, const graph::Shape& b);
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu/float_ops_broadcast.h"
 #include "cpu/float_ops_dispatch.h"
 #include "cpu/op_registry.h"
 
@@ -21,46 +22,6 @@ std::vector<int64_t> shape_operand(const OpArgs& a, size_t i, const char* what) 
   }
   if (t.rank() != 1) a.fail(fmt::format("{} must be 1-D, got shape {}", what, graph::shape_string(t.shape())));
   return t.to_int64();
-}
-
-// Copies `src` (shape `in`, right-aligned against `out`, size-1 dimensions repeated) into a
-// tensor of shape `out`, row by row: the innermost dimension is a memcpy or a fill.
-Tensor broadcast_to(const Tensor& src, const Shape& out) {
-  Tensor dst(src.dtype(), out);
-  if (dst.size() == 0) return dst;
-  const size_t r = out.size(), elem = graph::dtype_size(src.dtype());
-  if (r == 0) {
-    std::memcpy(dst.raw(), src.raw(), elem);
-    return dst;
-  }
-  std::vector<int64_t> st(r, 0);
-  int64_t acc = 1;
-  for (size_t i = src.shape().size(); i-- > 0;) {
-    st[r - src.shape().size() + i] = src.shape()[i] == 1 ? 0 : acc;
-    acc *= src.shape()[i];
-  }
-  const int64_t inner = out[r - 1];
-  const int64_t inner_step = st[r - 1];
-  const int64_t rows = dst.size() / inner;
-  std::vector<int64_t> idx(r, 0);
-  int64_t so = 0;
-  for (int64_t row = 0; row < rows; ++row) {
-    uint8_t* d = dst.raw() + size_t(row * inner) * elem;
-    const uint8_t* s = src.raw() + size_t(so) * elem;
-    if (inner_step == 1) {
-      std::memcpy(d, s, size_t(inner) * elem);
-    } else {
-      for (int64_t i = 0; i < inner; ++i) std::memcpy(d + size_t(i) * elem, s, elem);
-    }
-    for (size_t k = r - 1; k-- > 0;) {  // odometer over the outer dimensions
-      ++idx[k];
-      so += st[k];
-      if (idx[k] < out[k]) break;
-      so -= st[k] * out[k];
-      idx[k] = 0;
-    }
-  }
-  return dst;
 }
 
 }  // namespace

@@ -76,16 +76,8 @@ std::vector<Tensor> op_Where(const OpArgs& a) {
   const Shape shape = broadcast_shapes(a, broadcast_shapes(a, c.shape(), x.shape()), y.shape());
   Tensor out(x.dtype(), shape);
   const size_t r = shape.size();
-  auto strides_in = [&](const Shape& s) {
-    std::vector<int64_t> st(r, 0);
-    int64_t acc = 1;
-    for (size_t i = s.size(); i-- > 0;) {
-      st[r - s.size() + i] = s[i] == 1 ? 0 : acc;
-      acc *= s[i];
-    }
-    return st;
-  };
-  const std::vector<int64_t> sc = strides_in(c.shape()), sx = strides_in(x.shape()), sy = strides_in(y.shape());
+  const std::vector<int64_t> sc = broadcast_strides(c.shape(), r), sx = broadcast_strides(x.shape(), r),
+                             sy = broadcast_strides(y.shape(), r);
   dispatch_any(a, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const bool* pc = c.data<bool>();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu/float_ops_broadcast.h"
 #include "cpu/float_ops_dispatch.h"
 #include "cpu/op_registry.h"
 
@@ -146,24 +147,8 @@ std::vector<Tensor> op_LayerNormalization(const OpArgs& a) {
   if (bias) check_param(*bias, "B");
   // Scale and B expanded to one value per normalized element (right-aligned broadcast).
   auto expand = [&](const Tensor& p) {
-    const std::vector<float> f = p.cast(DType::kFloat32).to_float();
-    const size_t nr = norm_shape.size(), pr = p.shape().size();
-    std::vector<int64_t> st(nr, 0);
-    int64_t acc = 1;
-    for (size_t i = pr; i-- > 0;) {
-      st[nr - pr + i] = p.shape()[i] == 1 ? 0 : acc;
-      acc *= p.shape()[i];
-    }
-    std::vector<double> v(static_cast<size_t>(len));
-    for (int64_t i = 0; i < len; ++i) {
-      int64_t rest = i, off = 0;
-      for (size_t k = nr; k-- > 0;) {
-        off += (rest % norm_shape[k]) * st[k];
-        rest /= norm_shape[k];
-      }
-      v[size_t(i)] = f[size_t(off)];
-    }
-    return v;
+    const std::vector<float> f = broadcast_to(p.cast(DType::kFloat32), norm_shape).to_float();
+    return std::vector<double>(f.begin(), f.end());
   };
   const std::vector<double> g = expand(scale);
   const std::vector<double> b = bias ? expand(*bias) : std::vector<double>(size_t(len), 0.0);
