@@ -26,13 +26,10 @@ namespace {
 class Fuser {
  public:
   explicit Fuser(Graph& g) : g_(g) {
-    for (const Node& n : g_.nodes) {
-      for (const std::string& i : n.inputs) {
-        if (!i.empty()) ++uses_[i];
-      }
-    }
-    for (const std::string& o : g_.outputs) uses_[o] += 1000;  // never fused away
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      for (const std::string& in : g_.nodes[i].inputs) {
+        if (!in.empty()) readers_[in].push_back(i);
+      }
       for (const std::string& o : g_.nodes[i].outputs) producer_[o] = i;
     }
   }
@@ -61,17 +58,24 @@ class Fuser {
   }
 
  private:
-  // The single node reading `v` with op `op`, or nullopt.
-  std::optional<size_t> only_reader(const std::string& v, const std::string& op) const {
-    auto u = uses_.find(v);
-    if (u == uses_.end() || u->second != 1) return std::nullopt;
-    for (size_t i = 0; i < g_.nodes.size(); ++i) {
-      const Node& n = g_.nodes[i];
-      if (dead_.count(i) || n.op_type != op) continue;
-      if (std::find(n.inputs.begin(), n.inputs.end(), v) != n.inputs.end()) return i;
-    }
-    return std::nullopt;
+  // How many node inputs read `v`; a graph output counts as more than any pattern allows, so it
+  // is never fused away.
+  size_t uses(const std::string& v) const {
+    if (std::find(g_.outputs.begin(), g_.outputs.end(), v) != g_.outputs.end()) return 1000;
+    auto it = readers_.find(v);
+    return it == readers_.end() ? 0 : it->second.size();
   }
+
+  // The single node reading `v`, when it has op `op` and is not fused yet; else nullopt.
+  std::optional<size_t> only_reader(const std::string& v, const std::string& op) const {
+    if (uses(v) != 1) return std::nullopt;
+    const size_t i = readers_.at(v).front();
+    if (dead_.count(i) || g_.nodes[i].op_type != op) return std::nullopt;
+    return i;
+  }
+
+  // The operand of a binary node that is not `v`.
+  static const std::string& other(const Node& n, const std::string& v) { return n.input(0) == v ? n.input(1) : n.input(0); }
 
   // The scalar value of a float32 one-element initializer.
   std::optional<float> scalar(const std::string& v) const {
@@ -122,9 +126,9 @@ class Fuser {
     const auto i_sub = only_reader(mean.outputs[0], "Sub");
     if (!i_sub || g_.nodes[*i_sub].input(0) != x || g_.nodes[*i_sub].input(1) != mean.outputs[0]) return;
     const std::string d = g_.nodes[*i_sub].outputs[0];
-    if (uses_[d] != 2) return;
+    if (uses(d) != 2) return;
     std::optional<size_t> i_pow, i_div;
-    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+    for (size_t i : readers_.at(d)) {
       const Node& n = g_.nodes[i];
       if (n.op_type == "Pow" && n.input(0) == d) i_pow = i;
       if (n.op_type == "Div" && n.input(0) == d) i_div = i;
@@ -138,12 +142,11 @@ class Fuser {
     const auto i_eps = only_reader(g_.nodes[*i_var].outputs[0], "Add");
     if (!i_eps) return;
     const Node& add_eps = g_.nodes[*i_eps];
-    const std::optional<float> eps = scalar(add_eps.input(1) == g_.nodes[*i_var].outputs[0] ? add_eps.input(0)
-                                                                                           : add_eps.input(1));
+    const std::optional<float> eps = scalar(other(add_eps, g_.nodes[*i_var].outputs[0]));
     if (!eps) return;
     const auto i_sqrt = only_reader(add_eps.outputs[0], "Sqrt");
     if (!i_sqrt || g_.nodes[*i_div].input(1) != g_.nodes[*i_sqrt].outputs[0] ||
-        uses_[g_.nodes[*i_sqrt].outputs[0]] != 1) {
+        uses(g_.nodes[*i_sqrt].outputs[0]) != 1) {
       return;
     }
     const Shape norm(xi->shape.begin() + axis, xi->shape.end());
@@ -153,40 +156,35 @@ class Fuser {
     std::vector<size_t> fused = {i_mean, *i_sub, *i_pow, *i_var, *i_eps, *i_sqrt, *i_div};
     std::string out = g_.nodes[*i_div].outputs[0];
     // Optional affine: Mul by a constant gamma, then Add a constant beta, each broadcasting to the
-    // normalized shape.
-    auto affine = [&](const std::string& v, const std::string& op) -> std::pair<std::optional<size_t>, const Tensor*> {
+    // normalized shape. Gives the node and the constant's name.
+    auto affine = [&](const std::string& v, const std::string& op) -> std::optional<std::pair<size_t, std::string>> {
       const auto i = only_reader(v, op);
-      if (!i) return {std::nullopt, nullptr};
-      const Node& n = g_.nodes[*i];
-      const Tensor* c = float_const(n.input(0) == v ? n.input(1) : n.input(0));
-      if (c == nullptr || c->rank() > int64_t(norm.size())) return {std::nullopt, nullptr};
+      if (!i) return std::nullopt;
+      const std::string& c_name = other(g_.nodes[*i], v);
+      const Tensor* c = float_const(c_name);
+      if (c == nullptr || c->rank() > int64_t(norm.size())) return std::nullopt;
       for (size_t k = 0; k < size_t(c->rank()); ++k) {
         const int64_t cd = c->shape()[k], nd = norm[norm.size() - size_t(c->rank()) + k];
-        if (cd != 1 && cd != nd) return {std::nullopt, nullptr};
+        if (cd != 1 && cd != nd) return std::nullopt;
       }
-      return {i, c};
+      return std::pair{*i, c_name};
     };
-    auto [i_mul, gamma] = affine(out, "Mul");
     std::string scale_name, bias_name;
-    if (i_mul) {
-      fused.push_back(*i_mul);
-      out = g_.nodes[*i_mul].outputs[0];
-      scale_name = g_.nodes[*i_mul].input(0) == g_.nodes[*i_div].outputs[0] ? g_.nodes[*i_mul].input(1)
-                                                                            : g_.nodes[*i_mul].input(0);
+    if (const auto mul = affine(out, "Mul")) {
+      fused.push_back(mul->first);
+      scale_name = mul->second;
+      out = g_.nodes[mul->first].outputs[0];
     } else {
       scale_name = fresh(mean.name + "_ln_scale");
       Tensor ones(DType::kFloat32, norm);
       std::fill(ones.floats().begin(), ones.floats().end(), 1.0f);
       new_inits_[scale_name] = std::move(ones);
     }
-    auto [i_add, beta] = affine(out, "Add");
-    if (i_add) {
-      fused.push_back(*i_add);
-      bias_name = g_.nodes[*i_add].input(0) == out ? g_.nodes[*i_add].input(1) : g_.nodes[*i_add].input(0);
-      out = g_.nodes[*i_add].outputs[0];
+    if (const auto add = affine(out, "Add")) {
+      fused.push_back(add->first);
+      bias_name = add->second;
+      out = g_.nodes[add->first].outputs[0];
     }
-    (void)gamma;
-    (void)beta;
     Node ln;
     ln.name = mean.name + "_layer_norm";
     ln.op_type = "LayerNormalization";
@@ -213,9 +211,8 @@ class Fuser {
     const auto i_one = only_reader(g_.nodes[*i_erf].outputs[0], "Add");
     if (!i_one) return;
     const Node& one = g_.nodes[*i_one];
-    if (scalar(one.input(0) == g_.nodes[*i_erf].outputs[0] ? one.input(1) : one.input(0)) != 1.0f) return;
+    if (scalar(other(one, g_.nodes[*i_erf].outputs[0])) != 1.0f) return;
     const std::string& p = one.outputs[0];
-    auto other = [](const Node& n, const std::string& v) { return n.input(0) == v ? n.input(1) : n.input(0); };
     // Form A: Mul(x, p) -> Mul(., 0.5). Form B: Mul(x, 0.5) -> h; Mul(h, p).
     const auto i_mul = only_reader(p, "Mul");
     if (!i_mul) return;
@@ -228,7 +225,7 @@ class Fuser {
     } else {
       const std::string& h = other(m1, p);
       auto it = producer_.find(h);
-      if (it == producer_.end() || uses_[h] != 1) return;
+      if (it == producer_.end() || uses(h) != 1) return;
       const Node& half = g_.nodes[it->second];
       if (half.op_type != "Mul" || other(half, x) == x || scalar(other(half, x)) != 0.5f ||
           (half.input(0) != x && half.input(1) != x)) {
@@ -236,7 +233,7 @@ class Fuser {
       }
       fused.insert(fused.begin(), it->second);
     }
-    if (uses_[x] < 2) return;  // x feeds the Div and a Mul
+    if (uses(x) < 2) return;  // x feeds the Div and a Mul
     Node gelu{div.name + "_gelu", "Gelu", {x}, {g_.nodes[fused.back()].outputs[0]}, {}};
     for (size_t k : fused) dead_.insert(k);
     const size_t last = *std::max_element(fused.begin(), fused.end());
@@ -307,7 +304,7 @@ class Fuser {
   }
 
   Graph& g_;  // rewritten in place at the end of run()
-  std::map<std::string, int> uses_;
+  std::map<std::string, std::vector<size_t>> readers_;  // value -> the nodes reading it
   std::map<std::string, size_t> producer_;
   std::set<size_t> dead_;
   std::map<size_t, std::vector<Node>> replaced_;
