@@ -47,6 +47,12 @@ struct SliceAxis {
 };
 std::vector<SliceAxis> resolve_slice(const InferArgs& a, const Shape& x);
 
+// Shared rules and checks (shape_rules_nn.cpp): input i must be float32/float64; the output is
+// input 0's dtype and shape (float_unary: after checking it is a float).
+void expect_float(const InferArgs& a, size_t i);
+std::vector<ValueInfo> same_as_input(const InferArgs& a);
+std::vector<ValueInfo> float_unary(const InferArgs& a);
+
 using ShapeRule = std::vector<ValueInfo> (*)(const InferArgs&);
 // nullptr when the operator has no rule.
 ShapeRule find_nn_rule(const std::string& op);

@@ -13,26 +13,14 @@ namespace tauvta::graph {
 
 namespace {
 
-bool is_float(DType t) { return t == DType::kFloat32 || t == DType::kFloat64; }
-
-std::vector<ValueInfo> like_input(const InferArgs& a, DType t) {
-  const ValueInfo& x = a.in(0);
-  return {x.known_shape ? ranked(t, x.shape) : unranked(t)};
-}
-
-std::vector<ValueInfo> float_unary(const InferArgs& a) {
-  if (!is_float(a.in(0).dtype)) a.fail(fmt::format("input is {}, expected a float tensor", dtype_name(a.in(0).dtype)));
-  return like_input(a, a.in(0).dtype);
-}
-
 std::vector<ValueInfo> numeric_unary(const InferArgs& a) {
   if (a.in(0).dtype == DType::kBool) a.fail("does not take bool");
-  return like_input(a, a.in(0).dtype);
+  return same_as_input(a);
 }
 
 std::vector<ValueInfo> bool_unary(const InferArgs& a) {
   if (a.in(0).dtype != DType::kBool) a.fail(fmt::format("input is {}, expected bool", dtype_name(a.in(0).dtype)));
-  return like_input(a, DType::kBool);
+  return same_as_input(a);
 }
 
 // Broadcast of every input; all of input 0's dtype unless `mixed` (Pow's exponent).
@@ -82,7 +70,7 @@ std::vector<ValueInfo> reduce(const InferArgs& a) {
     if (!axes) return {x.known_shape && a.node.attr_int_or("keepdims", 1) ? ranked(x.dtype, Shape(x.shape.size(), -1))
                                                                          : unranked(x.dtype)};
   }
-  if ((!axes || axes->empty()) && a.node.attr_int_or("noop_with_empty_axes", 0) != 0) return like_input(a, x.dtype);
+  if ((!axes || axes->empty()) && a.node.attr_int_or("noop_with_empty_axes", 0) != 0) return same_as_input(a);
   if (!x.known_shape) return {unranked(x.dtype)};
   const int64_t r = int64_t(x.shape.size());
   std::vector<bool> reduced(size_t(r), !axes || axes->empty());
@@ -104,7 +92,7 @@ std::vector<ValueInfo> reduce(const InferArgs& a) {
 
 std::vector<ValueInfo> layer_norm(const InferArgs& a) {
   const ValueInfo& x = a.in(0);
-  if (!is_float(x.dtype)) a.fail(fmt::format("X is {}, expected a float tensor", dtype_name(x.dtype)));
+  expect_float(a, 0);
   for (size_t i = 1; i < 3; ++i) {
     if (a.opt(i) != nullptr && a.in(i).dtype != x.dtype) {
       a.fail(fmt::format("input {} is {}, X is {}", i, dtype_name(a.in(i).dtype), dtype_name(x.dtype)));
@@ -231,7 +219,7 @@ std::vector<ValueInfo> split(const InferArgs& a) {
 std::vector<ValueInfo> scatter_nd(const InferArgs& a) {
   if (a.in(1).dtype != DType::kInt64) a.fail("indices must be int64");
   if (a.in(2).dtype != a.in(0).dtype) a.fail("updates and data have different dtypes");
-  return like_input(a, a.in(0).dtype);
+  return same_as_input(a);
 }
 
 }  // namespace

@@ -11,14 +11,24 @@
 
 namespace tauvta::graph {
 
-namespace {
-
 void expect_float(const InferArgs& a, size_t i) {
   const ValueInfo& v = a.in(i);
   if (v.dtype != DType::kFloat32 && v.dtype != DType::kFloat64) {
     a.fail(fmt::format("input {} ('{}') is {}, expected a float tensor", i, a.node.input(i), dtype_name(v.dtype)));
   }
 }
+
+std::vector<ValueInfo> same_as_input(const InferArgs& a) {
+  ValueInfo v = a.in(0);
+  return {v.known_shape ? ranked(v.dtype, v.shape) : unranked(v.dtype)};
+}
+
+std::vector<ValueInfo> float_unary(const InferArgs& a) {
+  expect_float(a, 0);
+  return same_as_input(a);
+}
+
+namespace {
 
 void expect_same_dtype(const InferArgs& a, size_t i, size_t j) {
   if (a.in(i).dtype != a.in(j).dtype) {
@@ -33,16 +43,6 @@ void check_bias(const InferArgs& a, int64_t channels) {
   const Shape& b = a.in(2).shape;
   if (b.size() != 1) a.fail(fmt::format("bias has shape {}, expected [{}]", shape_string(b), channels));
   expect_dim(a, b[0], channels, "bias length");
-}
-
-std::vector<ValueInfo> same_as_input(const InferArgs& a) {
-  ValueInfo v = a.in(0);
-  return {v.known_shape ? ranked(v.dtype, v.shape) : unranked(v.dtype)};
-}
-
-std::vector<ValueInfo> float_unary(const InferArgs& a) {
-  expect_float(a, 0);
-  return same_as_input(a);
 }
 
 std::vector<ValueInfo> softmax(const InferArgs& a) {
