@@ -8,6 +8,7 @@
 
 #include "backend/layer_specs.h"
 #include "common/error.h"
+#include "graph/shape_rules.h"
 #include "lower/alu_lowering.h"
 #include "lower/conv_lowering.h"
 #include "lower/program_builder.h"
@@ -71,16 +72,11 @@ graph::Graph with_batch(const graph::Graph& g, int64_t batch) {
     graph::ValueInfo* o = out.values.count(n.outputs[0]) ? &out.values.at(n.outputs[0]) : nullptr;
     if (o == nullptr || !o->known_shape) continue;
     if (n.op_type == "Reshape" && out.is_initializer(n.input(1))) {
-      std::vector<int64_t> target = out.initializers.at(n.input(1)).to_int64();
-      int64_t total = 1, known = 1, infer = -1;
-      for (int64_t d : in->shape) total *= d;
-      for (size_t i = 0; i < target.size(); ++i) {
-        if (target[i] == 0 && i < in->shape.size()) target[i] = in->shape[i];
-        if (target[i] == -1) infer = int64_t(i);
-        else known *= target[i];
-      }
-      if (infer >= 0 && known > 0 && total % known == 0) target[size_t(infer)] = total / known;
-      if (infer < 0 || (known > 0 && total % known == 0)) o->shape = target;
+      // The Reshape shape rule itself (0 copies a dimension, -1 takes the rest).
+      const graph::Tensor& target = out.initializers.at(n.input(1));
+      const graph::ValueInfo target_info{n.input(1), target.dtype(), target.shape(), true, {}};
+      const graph::InferArgs args{n, {in, &target_info}, {nullptr, &target}};
+      o->shape = graph::find_tensor_rule("Reshape")(args).at(0).shape;
     } else if (n.op_type == "QGemm" && out.is_initializer(n.input(1)) && !in->shape.empty()) {
       graph::Shape s = in->shape;
       s.back() = out.initializers.at(n.input(1)).shape()[0];
