@@ -26,9 +26,8 @@ struct Reduction {
   int64_t count = 1;                  // elements per output
 };
 
-Reduction plan(const OpArgs& a, const Shape& in) {
+Reduction plan(const OpArgs& a, const Shape& in, const std::optional<std::vector<int64_t>>& axes) {
   const int64_t r = int64_t(in.size());
-  std::optional<std::vector<int64_t>> axes = a.ints_attr_or_input("axes", 1);
   Reduction p;
   p.reduced.assign(size_t(r), false);
   if (!axes || axes->empty()) {
@@ -165,7 +164,7 @@ std::vector<Tensor> reduce(const OpArgs& a, Reduce kind) {
   const Tensor& x = a.in(0);
   const std::optional<std::vector<int64_t>> axes = a.ints_attr_or_input("axes", 1);
   if ((!axes || axes->empty()) && a.node.attr_int_or("noop_with_empty_axes", 0) != 0) return outputs(Tensor(x));
-  const Reduction p = plan(a, x.shape());
+  const Reduction p = plan(a, x.shape(), axes);
   Tensor y(x.dtype(), p.out_shape);
   dispatch_numeric(a, x.dtype(), [&](auto tag) { reduce_typed<decltype(tag)>(a, kind, x, p, y); });
   return outputs(std::move(y));

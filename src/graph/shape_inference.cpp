@@ -183,7 +183,7 @@ bool is_shape_arith_op(const std::string& op) {
   return std::any_of(std::begin(ops), std::end(ops), [&](const char* o) { return op == o; });
 }
 
-constexpr int64_t kMaxArithElements = 4096;
+constexpr int64_t kMaxArithElements = kMaxShapeTensorElements;
 
 // Every present input's value is known and small (what the optional evaluator may be given).
 bool small_known_inputs(const Node& n, const std::vector<const Tensor*>& values) {

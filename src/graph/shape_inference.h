@@ -36,6 +36,10 @@ struct ShapeInferenceOptions {
 // their outputs; when there are none, that is an error naming the node.
 Graph infer_shapes(const Graph& g, const ShapeInferenceOptions& options = {});
 
+// The largest tensor (elements) shape inference follows by value: shape operands and the small
+// arithmetic on them; anything larger is only a dtype and a shape to it.
+inline constexpr int64_t kMaxShapeTensorElements = 4096;
+
 // True when the value's rank and every dimension are known.
 bool fully_known(const ValueInfo& v);
 

@@ -71,7 +71,7 @@ std::string batch_pin_reason(const graph::Graph& g) {
   trial.values = g.values;
   trial = set_batch(std::move(trial), declared + 1);
   for (const auto& [name, t] : g.initializers) {
-    if (t.size() <= 4096) {
+    if (t.size() <= graph::kMaxShapeTensorElements) {
       trial.initializers[name] = t;
       continue;
     }
