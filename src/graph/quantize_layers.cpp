@@ -277,19 +277,16 @@ bool QuantBuilder::elementwise(const Node& n, std::set<std::string>& fused) {
   q.op_type = "Q" + n.op_type;
   q.inputs = {a, b};
   const auto clip = clip_bounds(fusion, f_out, bits);
-  int64_t shift = 0;
+  const int64_t shift = int64_t(f_acc) - f_out;
   double worst = 0;
   if (mul) {
-    shift = int64_t(fa) + fb - f_out;
     worst = ma * mb;
   } else {
     // Align both operands at f_acc (left shifts, or a right shift for an operand finer than it),
     // add, requantize.
-    const int common = f_acc;
-    q.attrs["lhs_shift"] = int64_t(std::min(fa - common, max_shift()));
-    q.attrs["rhs_shift"] = int64_t(std::min(fb - common, max_shift()));
-    shift = int64_t(common) - f_out;
-    worst = std::ldexp(ma, common - fa) + std::ldexp(mb, common - fb);
+    q.attrs["lhs_shift"] = int64_t(std::min(fa - f_acc, max_shift()));
+    q.attrs["rhs_shift"] = int64_t(std::min(fb - f_acc, max_shift()));
+    worst = std::ldexp(ma, f_acc - fa) + std::ldexp(mb, f_acc - fb);
   }
   check_accumulator(n, worst, "");
   add_requant_attrs(q, shift, clip, bits, fusion);
