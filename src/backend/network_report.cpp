@@ -35,7 +35,7 @@ LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const L
   if (l.macs > 0 && f.bytes > 0) {
     f.intensity = 2.0 * double(l.macs) / double(f.bytes);
     // Roofline: attainable = min(peak, intensity * bandwidth).
-    const double bandwidth_gbs = c.dram_bytes_per_cycle() * c.timing.clock_mhz * 1e6 / 1e9;
+    const double bandwidth_gbs = c.dram_gbps();
     f.bound = f.intensity * bandwidth_gbs < c.peak_gops() ? "bandwidth" : "compute";
   }
   return f;

@@ -15,6 +15,8 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/dse_command.h"
+#include "cli/html_output.h"
 #include "cli/model_args.h"
 #include "cli/progress.h"
 #include "common/error.h"
@@ -24,17 +26,6 @@
 
 namespace tauvta::cli {
 namespace {
-
-struct DseArgs {
-  ModelArgs model;
-  std::string workload;
-  std::string device = "pynq-z1";
-  std::string precisions = "8,4,2,1";
-  dse::StrategyOptions strategy;
-  int threads = 0;
-  std::string out;
-  bool verify = false;
-};
 
 std::vector<int> parse_precisions(const std::string& text) {
   std::vector<int> out;
@@ -53,13 +44,28 @@ std::vector<int> parse_precisions(const std::string& text) {
 
 // The board's memory side: --config, else the device's preset.
 hw::HwConfig board_config(const DseArgs& a, const fpga::Device& d) {
-  if (!a.model.config.empty()) return load_config(a.model.config);
+  if (has_config(a.model)) return model_config(a.model);
   if (std::string(d.name) == "pynq-z1") return hw::HwConfig{};
   return hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/" + d.name + ".json");
 }
 
-void run_dse(const DseArgs& a) {
+}  // namespace
+
+nlohmann::json read_evaluations(const std::string& dir, size_t limit) {
+  nlohmann::json rows = nlohmann::json::array();
+  std::istringstream lines(read_text(std::filesystem::path(dir) / "evaluations.jsonl"));
+  std::string line;
+  while (rows.size() < limit && std::getline(lines, line)) {
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_discarded()) rows.push_back(std::move(j));  // a torn last line is the cache's to repair
+  }
+  return rows;
+}
+
+nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
   if (a.out.empty()) throw Error("dse: --out DIR is required");
+  check_can_write(a.html, a.model.force);
   if (a.model.model.empty() == a.workload.empty()) throw Error("dse: give a model or --workload SPEC (one of them)");
   dse::check_strategy_kind(a.strategy.kind);  // before anything is loaded or written
   const fpga::Device& device = fpga::find_device(a.device);
@@ -110,7 +116,7 @@ void run_dse(const DseArgs& a) {
     xo.threads = a.threads;
     int64_t step = 0;
     auto last = std::chrono::steady_clock::now() - std::chrono::hours(1);
-    xo.progress = [&](const dse::ExploreProgress& q) {
+    if (!a.quiet) xo.progress = [&](const dse::ExploreProgress& q) {
       // A line a second on a terminal, one every 15 s in a log.
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::seconds(stderr_is_terminal() ? 1 : 15)) return;
@@ -121,18 +127,18 @@ void run_dse(const DseArgs& a) {
                                 q.best_gops, q.designs_per_second),
                     ++step, false, 1);
     };
-    std::cerr << fmt::format("W{}A{} on {}: raw space {:.3g} designs\n", p, p, device.board, space.raw_size());
+    if (!a.quiet) std::cerr << fmt::format("W{}A{} on {}: raw space {:.3g} designs\n", p, p, device.board, space.raw_size());
     results.push_back(dse::explore(space, evaluator, xo));
     const dse::PrecisionResult& r = results.back();
-    show_progress(fmt::format("W{}A{} {}: {} designs evaluated ({} pruned), {} feasible, {:.1f} s", p, p,
+    if (!a.quiet) show_progress(fmt::format("W{}A{} {}: {} designs evaluated ({} pruned), {} feasible, {:.1f} s", p, p,
                               a.strategy.kind, r.evaluations.size(), r.pruned_size, r.feasible(), r.wall_seconds),
                   ++step, true);
   }
   dse::write_outputs(a.out, results, space_ptrs, evaluator, options);
 
-  std::cout << fmt::format("{} on {} ({}), strategy {}\n\n", workload->label(), device.board, device.part,
+  out << fmt::format("{} on {} ({}), strategy {}\n\n", workload->label(), device.board, device.part,
                            a.strategy.kind);
-  std::cout << fmt::format("{:<6} {:>10} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}\n", "prec",
+  out << fmt::format("{:<6} {:>10} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}\n", "prec",
                            "raw", "pruned", "evaluated", "feasible", "best design", "MHz", "LUT", "DSP", "BRAM",
                            "GOPS", "ms");
   for (size_t i = 0; i < results.size(); ++i) {
@@ -148,13 +154,13 @@ void run_dse(const DseArgs& a) {
       gops = fmt::format("{:.2f}", b.gops);
       ms = fmt::format("{:.3f}", b.latency_ms);
     }
-    std::cout << fmt::format("W{}A{:<3} {:>10.3g} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}\n",
+    out << fmt::format("W{}A{:<3} {:>10.3g} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}\n",
                              r.precision, r.precision, r.raw_size, r.pruned_size, r.evaluations.size(), r.feasible(),
                              name, mhz, lut, dsp, bram, gops, ms);
   }
   for (const dse::PrecisionResult& r : results) {
     if (r.importance.targets.empty()) continue;
-    std::cout << fmt::format("\nW{}A{} feature importance (held-out: share within 10%, median error)\n", r.precision,
+    out << fmt::format("\nW{}A{} feature importance (held-out: share within 10%, median error)\n", r.precision,
                              r.precision);
     for (const dse::TargetReport& t : r.importance.targets) {
       std::string top;
@@ -162,14 +168,27 @@ void run_dse(const DseArgs& a) {
         if (t.importance[k].second <= 0) break;
         top += fmt::format("{}{} {:.2f}", k ? ", " : "", t.importance[k].first, t.importance[k].second);
       }
-      std::cout << fmt::format("  {:<5} {:>5.0f}% {:>6.1f}%  {}\n", dse::target_name(t.target), 100 * t.within10,
+      out << fmt::format("  {:<5} {:>5.0f}% {:>6.1f}%  {}\n", dse::target_name(t.target), 100 * t.within10,
                                100 * t.median_error, top);
     }
   }
-  std::cout << fmt::format("\nwrote {}/designs.csv, summary.json, importance.csv, pareto.csv, convergence.csv, best/\n",
+  out << fmt::format("\nwrote {}/designs.csv, summary.json, importance.csv, pareto.csv, convergence.csv, best/\n",
                            a.out);
+  const nlohmann::json summary = nlohmann::json::parse(read_text(std::filesystem::path(a.out) / "summary.json"));
+  if (!a.html.empty()) {
+    report::Page page;
+    page.kind = report::PageKind::kDse;
+    page.title = fmt::format("tauvta dse: {} on {} ({})", workload->label(), device.board, a.strategy.kind);
+    page.config = eo.board.to_json();  // the board's memory side every design shares
+    page.report = summary;
+    page.extra = {{"evaluations", read_evaluations(a.out, 20000)}};
+    write_html_report(a.html, std::move(page), a.model.force);
+    out << fmt::format("html: {}\n", a.html);
+  }
+  return summary;
 }
 
+namespace {
 void add_dse(CLI::App& app) {
   auto a = std::make_shared<DseArgs>();
   CLI::App* cmd = app.add_subcommand(
@@ -199,7 +218,9 @@ void add_dse(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--verify", a->verify, "run every tuned task's best schedule functionally against the integer reference");
   cmd->add_option("--out", a->out, "output directory (the same command resumes from it)")->required();
-  cmd->callback([a] { run_dse(*a); });
+  cmd->add_option("--html", a->html, "Self-contained HTML report: designs by resources and GOPS, Pareto fronts, convergence");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines");
+  cmd->callback([a] { dse_command(*a, std::cout); });
 }
 
 const CommandRegistrar reg("dse", add_dse);

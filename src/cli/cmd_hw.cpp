@@ -14,6 +14,7 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/hw_resources.h"
 #include "cli/rtl_option_args.h"
 #include "common/error.h"
 #include "fpga/implementation_reports.h"
@@ -90,6 +91,60 @@ std::string estimate_table(const fpga::ResourceEstimate& e, const fpga::Device& 
   return s;
 }
 
+}  // namespace
+
+nlohmann::json hw_resources(const HwResourcesArgs& a, std::string* text) {
+  const hw::HwConfig& c = a.config;
+  const rtl::RtlOptions opts = resolve_rtl_options(a.rtl, "hw resources");
+  if (!(a.max_util > 0 && a.max_util <= 1)) {
+    throw Error(fmt::format("--max-utilization = {} is out of range (0, 1]", a.max_util));
+  }
+  std::vector<const fpga::Device*> devs;
+  if (a.device == "all") {
+    for (const fpga::Device& d : fpga::devices()) devs.push_back(&d);
+  } else {
+    devs.push_back(&fpga::find_device(a.device.empty() ? board_for(c) : a.device));
+  }
+  nlohmann::json out = {{"config", c.to_json()},
+                        {"name", c.name()},
+                        {"options",
+                         {{"binding", rtl::binding_name(opts.binding)},
+                          {"tree_levels_per_stage", opts.tree_levels_per_stage},
+                          {"acc_read_ports", opts.acc_read_ports},
+                          {"max_dsp_products", opts.max_dsp_products},
+                          {"max_utilization", a.max_util}}},
+                        {"estimates", nlohmann::json::array()}};
+  std::string table = fmt::format("config      {}\n", c.name());
+  const fpga::ModelLimits limits{a.max_util};
+  std::optional<fpga::ImplementationReports> reports;
+  std::optional<fpga::ResourceCorrection> correction;
+  if (!a.reports.empty()) {
+    reports = fpga::ImplementationReports::load(a.reports);
+    if (reports->designs().size() >= 3) correction = fpga::ResourceCorrection::train(*reports);
+  }
+  for (const fpga::Device* d : devs) {
+    fpga::ResourceEstimate e = fpga::estimate_resources(c, opts, *d, limits);
+    std::string source = "model";
+    if (reports) {
+      if (const fpga::ImplementedDesign* r = reports->find(c, opts, *d)) {
+        e = fpga::from_report(*r, e, *d, limits);
+        source = fmt::format("implementation report {}:{}", a.reports, r->line);
+      } else if (correction) {
+        e = correction->apply(e, c, opts, *d, limits);
+        source = fmt::format("model corrected by {} implementation reports", correction->trained_on());
+      }
+    }
+    nlohmann::json j = estimate_json(e, *d);
+    j["source"] = source;
+    out["estimates"].push_back(j);
+    table += estimate_table(e, *d) + fmt::format("source      {}\n\n", source);
+  }
+  if (text) *text = table;
+  return out;
+}
+
+namespace {
+
 void add_reports_command(CLI::App* hw);
 
 void add_hw_command(CLI::App& app) {
@@ -119,51 +174,14 @@ void add_hw_command(CLI::App& app) {
   add_reports_command(hw);
   add_rtl_option_args(res, o->rtl);
   res->callback([o] {
-    const hw::HwConfig c = load_config(o->config);
-    const rtl::RtlOptions opts = resolve_rtl_options(o->rtl, "hw resources");
-    if (!(o->max_util > 0 && o->max_util <= 1)) {
-      throw Error(fmt::format("--max-utilization = {} is out of range (0, 1]", o->max_util));
-    }
-    std::vector<const fpga::Device*> devs;
-    if (o->device == "all") {
-      for (const fpga::Device& d : fpga::devices()) devs.push_back(&d);
-    } else {
-      devs.push_back(&fpga::find_device(o->device.empty() ? board_for(c) : o->device));
-    }
-    nlohmann::json out = {{"config", c.to_json()},
-                          {"name", c.name()},
-                          {"options",
-                           {{"binding", rtl::binding_name(opts.binding)},
-                            {"tree_levels_per_stage", opts.tree_levels_per_stage},
-                            {"acc_read_ports", opts.acc_read_ports},
-                            {"max_dsp_products", opts.max_dsp_products},
-                            {"max_utilization", o->max_util}}},
-                          {"estimates", nlohmann::json::array()}};
-    std::string text = fmt::format("config      {}\n", c.name());
-    const fpga::ModelLimits limits{o->max_util};
-    std::optional<fpga::ImplementationReports> reports;
-    std::optional<fpga::ResourceCorrection> correction;
-    if (!o->reports.empty()) {
-      reports = fpga::ImplementationReports::load(o->reports);
-      if (reports->designs().size() >= 3) correction = fpga::ResourceCorrection::train(*reports);
-    }
-    for (const fpga::Device* d : devs) {
-      fpga::ResourceEstimate e = fpga::estimate_resources(c, opts, *d, limits);
-      std::string source = "model";
-      if (reports) {
-        if (const fpga::ImplementedDesign* r = reports->find(c, opts, *d)) {
-          e = fpga::from_report(*r, e, *d, limits);
-          source = fmt::format("implementation report {}:{}", o->reports, r->line);
-        } else if (correction) {
-          e = correction->apply(e, c, opts, *d, limits);
-          source = fmt::format("model corrected by {} implementation reports", correction->trained_on());
-        }
-      }
-      nlohmann::json j = estimate_json(e, *d);
-      j["source"] = source;
-      out["estimates"].push_back(j);
-      text += estimate_table(e, *d) + fmt::format("source      {}\n\n", source);
-    }
+    HwResourcesArgs a;
+    a.config = load_config(o->config);
+    a.device = o->device;
+    a.rtl = o->rtl;
+    a.max_util = o->max_util;
+    a.reports = o->reports;
+    std::string text;
+    const nlohmann::json out = hw_resources(a, &text);
     std::cout << (o->json ? out.dump(2) + "\n" : text);
   });
 }

@@ -26,7 +26,7 @@ struct OpArgs {
   std::string op;
   int64_t batch = 1, in_channels = 0, height = 1, width = 1, out_channels = 0, groups = 1;
   std::string kernel = "1", stride = "1", pad = "0", dilation = "1", output_padding = "0";
-  std::string schedule, record, log, config, timing, report, csv;
+  std::string schedule, record, log, config, timing, report, csv, html;
   bool timing_only = false, check_hazards = false, force = false, bias = false;
   uint64_t seed = 1;
 };
@@ -86,15 +86,38 @@ lower::ConvWorkload workload_of(const OpArgs& a) {
   return w;
 }
 
+}  // namespace
+
+nlohmann::json op_report_json(const hw::HwConfig& config, const lower::ConvWorkload& w, const std::string& source,
+                              const backend::OpRun& r, const std::vector<std::string>& notes, double recorded_seconds) {
+  nlohmann::json j = r.report.to_json(config);
+  j["workload"] = w.to_string();
+  j["task"] = lower::op_kind_task(w.kind);
+  j["schedule"] = r.schedule.to_string(w.kind);
+  j["schedule_entity"] = r.schedule.to_entity(w.kind);
+  j["schedule_source"] = source;
+  j["seconds_at_clock"] = r.seconds_at_clock;
+  j["gops"] = r.gops;
+  j["macs"] = r.macs;
+  j["verified"] = r.verified;
+  j["config"] = config.to_json();
+  j["notes"] = notes;
+  if (recorded_seconds > 0 && std::isfinite(recorded_seconds)) j["recorded_seconds"] = recorded_seconds;
+  return j;
+}
+
+namespace {
+
 void run_op_command(const OpArgs& a) {
   if (!a.log.empty()) {
     if (!a.record.empty() || !a.schedule.empty() || !a.op.empty()) {
       throw Error("op --log runs every record of a log: give no operator, --record or --schedule with it");
     }
-    run_op_log(OpLogArgs{a.log, a.config, a.timing, a.report, a.csv, a.timing_only, a.check_hazards, a.force, a.bias, a.seed});
+    run_op_log(OpLogArgs{a.log, a.config, a.timing, a.report, a.csv, a.html, a.timing_only, a.check_hazards, a.force, a.bias, a.seed},
+               std::cout);
     return;
   }
-  if (!a.csv.empty()) throw Error("op: --csv is for --log (one row per record)");
+  if (!a.csv.empty() || !a.html.empty()) throw Error("op: --csv and --html are for --log (one row per record)");
   check_can_write(a.report, a.force);
   hw::HwConfig config;
   lower::ConvWorkload w;
@@ -157,20 +180,7 @@ void run_op_command(const OpArgs& a) {
   }
   std::cout << out;
   if (!a.report.empty()) {
-    nlohmann::json j = r.report.to_json(config);
-    j["workload"] = w.to_string();
-    j["task"] = lower::op_kind_task(w.kind);
-    j["schedule"] = s.to_string(w.kind);
-    j["schedule_entity"] = s.to_entity(w.kind);
-    j["schedule_source"] = source;
-    j["seconds_at_clock"] = r.seconds_at_clock;
-    j["gops"] = r.gops;
-    j["macs"] = r.macs;
-    j["verified"] = r.verified;
-    j["config"] = config.to_json();
-    j["notes"] = notes;
-    if (recorded_seconds > 0 && std::isfinite(recorded_seconds)) j["recorded_seconds"] = recorded_seconds;
-    write_text(a.report, j.dump(2) + "\n", a.force);
+    write_text(a.report, op_report_json(config, w, source, r, notes, recorded_seconds).dump(2) + "\n", a.force);
   }
   if (!a.timing_only && !r.verified) throw Error("op result mismatch: " + r.mismatch);
   if (!r.report.hazards.empty()) {
@@ -200,6 +210,7 @@ void add_op_command(CLI::App& app) {
   cmd->add_option("--record", a->record, "One AutoTVM log line: run its workload with its knobs");
   cmd->add_option("--log", a->log, "An AutoTVM/TopHub log: run every VTA record in it, one row each");
   cmd->add_option("--csv", a->csv, "With --log: write the rows as CSV");
+  cmd->add_option("--html", a->html, "With --log: a self-contained HTML report (predicted vs recorded time per record)");
   cmd->add_option("--config", a->config, "Hardware config JSON or VTA config name (default: a record's own, else pynq)");
   cmd->add_option("--timing", a->timing, "TIMING keys to replace in the config (inline JSON object or a JSON file), e.g. '{\"DRAM_LATENCY_CYCLES\": 60}'");
   cmd->add_option("--seed", a->seed, "Random operands' seed (default 1)");

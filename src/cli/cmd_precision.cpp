@@ -17,11 +17,14 @@
 #include "backend/network_formats.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/html_output.h"
+#include "cli/precision_command.h"
 #include "cli/model_args.h"
 #include "common/error.h"
 #include "io/tensor_files.h"
 #include "precision/evaluator.h"
 #include "precision/formats.h"
+#include "precision/overflow_maps.h"
 #include "precision/tuner.h"
 
 namespace tauvta::cli {
@@ -29,31 +32,12 @@ namespace {
 
 using nlohmann::json;
 
-struct PrecisionShowArgs {
-  ModelArgs model;
-};
-
-struct PrecisionSetArgs {
-  std::string artifact, out;
-  std::vector<std::string> changes;
-  bool force = false;
-};
-
-struct PrecisionTuneArgs {
-  ModelArgs model;
-  std::string images, labels, out, start = "calibrated", mode = "otune";
-  double threshold = 1e-4, min_gain = 0;
-  int limit = 64, radius = 2, boards = 0;
-  int64_t tune_images = 2000, holdout = -1, batch = 50;
-  bool quiet = false;
-};
-
-void print_slots(const std::vector<precision::FormatSlot>& slots, const backend::CompiledNetwork& net) {
-  std::cout << fmt::format("{:<4} {:<44} {:<12} {:<8} {:>6} {:<4}\n", "#", "value", "op", "format", "frac", "on");
-  int i = 0;
+// One row per slot: its number, value, op, format and where it is computed. A value only a fused
+// layer computes (a convolution's output inside its residual add) is never written, but it is
+// computed on the accelerator: "vta (fused)".
+json slots_json(const std::vector<precision::FormatSlot>& slots, const backend::CompiledNetwork& net) {
+  json rows = json::array();
   for (const precision::FormatSlot& s : slots) {
-    // A value only a fused layer computes (a convolution's output inside its residual add) is
-    // never written, but it is computed on the accelerator: "vta (fused)".
     std::string on = "cpu";
     if (s.network_layer >= 0) {
       on = backend::placement_name(net.layers[size_t(s.network_layer)].placement);
@@ -62,23 +46,37 @@ void print_slots(const std::vector<precision::FormatSlot>& slots, const backend:
         if (l.placement == backend::Placement::kVta && std::find(l.nodes.begin(), l.nodes.end(), s.node) != l.nodes.end()) on = "vta (fused)";
       }
     }
-    std::cout << fmt::format("{:<4} {:<44} {:<12} {:<8} {:>6} {:<4}\n", i++, s.value, s.op, precision::q_name(s.bits, s.frac), s.frac, on);
+    rows.push_back({{"index", rows.size()}, {"value", s.value}, {"node", s.node}, {"op", s.op}, {"bits", s.bits},
+                    {"format", precision::q_name(s.bits, s.frac)}, {"frac_bits", s.frac}, {"on", on}});
   }
+  return rows;
 }
 
-void run_show(const PrecisionShowArgs& a) {
-  if (backend::is_network_artifact(a.model.model)) {
-    const backend::CompiledNetwork net = backend::load_network(a.model.model);
-    std::cout << fmt::format("{}: {} ({}-bit words)\n", a.model.model, net.config.name(), net.config.inp_width());
-    print_slots(precision::format_slots(net), net);
-    return;
+}  // namespace
+
+json precision_show_command(const ModelArgs& a, std::ostream& out) {
+  json j;
+  if (backend::is_network_artifact(a.model)) {
+    const backend::CompiledNetwork net = backend::load_network(a.model);
+    out << fmt::format("{}: {} ({}-bit words)\n", a.model, net.config.name(), net.config.inp_width());
+    j = {{"model", a.model}, {"config", net.config.to_json()}, {"slots", slots_json(precision::format_slots(net), net)}};
+  } else {
+    model::LoadOptions o = load_options(a, true);
+    const model::LoadedModel m = load_for_cli(a, o);
+    const backend::CompiledNetwork net = backend::compile_network(m.quant.graph, o.config);
+    out << fmt::format("{}: quantized for {} ({}-bit words)\n", a.model, o.config.name(), o.config.inp_width());
+    j = {{"model", a.model}, {"config", o.config.to_json()}, {"slots", slots_json(precision::format_slots(m.quant, &net), net)}};
   }
-  model::LoadOptions o = load_options(a.model, true);
-  const model::LoadedModel m = load_for_cli(a.model, o);
-  const backend::CompiledNetwork net = backend::compile_network(m.quant.graph, o.config);
-  std::cout << fmt::format("{}: quantized for {} ({}-bit words)\n", a.model.model, o.config.name(), o.config.inp_width());
-  print_slots(precision::format_slots(m.quant, &net), net);
+  out << fmt::format("{:<4} {:<44} {:<12} {:<8} {:>6} {:<4}\n", "#", "value", "op", "format", "frac", "on");
+  for (const json& r : j["slots"]) {
+    out << fmt::format("{:<4} {:<44} {:<12} {:<8} {:>6} {:<4}\n", r["index"].get<int>(), r["value"].get<std::string>(),
+                       r["op"].get<std::string>(), r["format"].get<std::string>(), r["frac_bits"].get<int>(),
+                       r["on"].get<std::string>());
+  }
+  return j;
 }
+
+namespace {
 
 // The format key (float value name) a user's LAYER means: the value itself, the node writing it or
 // the network layer writing it.
@@ -97,7 +95,9 @@ std::string format_key(const backend::CompiledNetwork& net, const std::map<std::
   throw Error(fmt::format("no layer or value '{}' with a format in the network (see tauvta precision show)", name));
 }
 
-void run_set(const PrecisionSetArgs& a) {
+}  // namespace
+
+json precision_set_command(const PrecisionSetArgs& a, std::ostream& out) {
   if (a.out.empty() && !a.force) {
     throw Error(fmt::format("precision set: give -o OUT.tauvta, or --force to patch {} in place", a.artifact));
   }
@@ -116,15 +116,22 @@ void run_set(const PrecisionSetArgs& a) {
   }
   const backend::FormatPatch p = backend::set_formats(net, changes);
   for (const auto& [k, f] : changes) {
-    std::cout << fmt::format("{}: {} -> {}\n", k, precision::q_name(bits, formats.at(k)), precision::q_name(bits, f));
+    out << fmt::format("{}: {} -> {}\n", k, precision::q_name(bits, formats.at(k)), precision::q_name(bits, f));
   }
-  std::cout << fmt::format("patched {} accelerator layer(s) in place (immediates and constants, no re-lowering){}{}\n",
+  out << fmt::format("patched {} accelerator layer(s) in place (immediates and constants, no re-lowering){}{}\n",
                            p.patched_layers.size(), p.patched_layers.empty() ? "" : ": ",
                            fmt::join(p.patched_layers, ", "));
-  if (!p.cpu_layers.empty()) std::cout << fmt::format("updated {} CPU layer(s): {}\n", p.cpu_layers.size(), fmt::join(p.cpu_layers, ", "));
+  if (!p.cpu_layers.empty()) out << fmt::format("updated {} CPU layer(s): {}\n", p.cpu_layers.size(), fmt::join(p.cpu_layers, ", "));
   backend::save_network(net, target, true);
-  std::cout << fmt::format("wrote {}\n", target);
+  out << fmt::format("wrote {}\n", target);
+  json changed = json::object();
+  for (const auto& [k, f] : changes) {
+    changed[k] = {{"from", precision::q_name(bits, formats.at(k))}, {"to", precision::q_name(bits, f)}};
+  }
+  return {{"artifact", target}, {"changes", changed}, {"patched_layers", p.patched_layers}, {"cpu_layers", p.cpu_layers}};
 }
+
+namespace {
 
 // OTune's Table 4: one row per layer, one column per step.
 std::string checkpoint_table(const precision::PrecisionTuneResult& r, const std::vector<precision::FormatSlot>& slots, int bits) {
@@ -194,7 +201,9 @@ std::string markdown_tables(const PrecisionTuneArgs& a, const hw::HwConfig& c, c
   return md;
 }
 
-void run_tune(const PrecisionTuneArgs& a) {
+}  // namespace
+
+json precision_tune_command(const PrecisionTuneArgs& a, std::ostream& out) {
   if (a.out.empty()) throw Error("precision tune: --out DIR is required");
   const std::filesystem::path dir(a.out);
   const std::filesystem::path tuned = dir / "tuned.tauvta";
@@ -202,6 +211,7 @@ void run_tune(const PrecisionTuneArgs& a) {
   check_can_write(dir / "result.json", a.model.force);
   check_can_write(dir / "steps.csv", a.model.force);
   check_can_write(dir / "layers.csv", a.model.force);
+  check_can_write(a.html, a.model.force);
   const graph::Tensor images = io::read_idx(a.images), labels = io::read_idx(a.labels);
   if (images.rank() != 3 || labels.rank() != 1 || labels.shape()[0] != images.shape()[0]) {
     throw Error(fmt::format("{} / {}: expected IDX images [N, rows, cols] and N labels", a.images, a.labels));
@@ -240,41 +250,49 @@ void run_tune(const PrecisionTuneArgs& a) {
   to.tune_begin = 0;
   to.tune_count = a.tune_images;
   to.checkpoint = dir / "checkpoint.json";
-  if (!a.quiet) to.progress = [](const std::string& s) { std::cerr << s << "\n"; };
-  std::cout << fmt::format("precision tune ({}) of {} for {} ({}-bit words) from {} formats: tuning split images "
+  if (a.progress) {
+    to.progress = a.progress;
+  } else if (!a.quiet) {
+    to.progress = [](const std::string& s) { std::cerr << s << "\n"; };
+  }
+  out << fmt::format("precision tune ({}) of {} for {} ({}-bit words) from {} formats: tuning split images "
                            "[0, {}), held-out [{}, {}), {} board(s)\n",
                            a.mode, a.model.model, lo.config.name(), bits, a.start, a.tune_images, a.tune_images,
                            a.tune_images + holdout, es.boards);
   const precision::PrecisionTuneResult r = precision::tune_precision(ev, start, to);
   const precision::TuneStep& best = r.steps.at(r.best);
-  std::cout << "\n" << checkpoint_table(r, ev.slots(), bits);
-  std::cout << fmt::format("stopped: {}; {} evaluation(s) run, {} read back from the checkpoint; best step {}\n",
+  out << "\n" << checkpoint_table(r, ev.slots(), bits);
+  out << fmt::format("stopped: {}; {} evaluation(s) run, {} read back from the checkpoint; best step {}\n",
                            r.stop_reason, r.evaluations, r.replayed, r.best);
 
   // The held-out split, through the simulator with the integer-reference check and the float model.
-  auto holdout_run = [&](const precision::Formats& f, bool with_float) {
-    const backend::CompiledNetwork net = ev.compile(f);
+  const backend::InstrumentRequest overflow_request = precision::overflow_everywhere();
+  // The instruments refer to the network they observed, so the networks outlive the runs.
+  const backend::CompiledNetwork tuned_net = ev.compile(best.eval.formats);
+  const backend::CompiledNetwork start_net = ev.compile(r.steps.front().eval.formats);
+  auto holdout_run = [&](const backend::CompiledNetwork& net, bool with_float) {
     backend::NetworkAccuracyOptions o;
     o.begin = a.tune_images;
     o.limit = holdout;
     o.threads = es.boards;
     if (with_float) o.float_graph = &m.float_graph;
+    o.instruments = &overflow_request;  // where each layer overflows, for the report's maps
     backend::NetworkAccuracy acc = backend::evaluate_network_accuracy(net, images, labels, o);
     if (acc.mismatched_images != 0) {
       throw Error(fmt::format("{} held-out images' accelerator outputs differ from the integer reference", acc.mismatched_images));
     }
     return acc;
   };
-  const backend::NetworkAccuracy tuned_acc = holdout_run(best.eval.formats, true);
-  const backend::NetworkAccuracy start_acc = holdout_run(r.steps.front().eval.formats, false);
-  std::cout << fmt::format("\nheld-out split ({} images)          accuracy\n", tuned_acc.images);
-  std::cout << fmt::format("  float model                       {:.4f}\n", tuned_acc.float_accuracy);
-  std::cout << fmt::format("  start formats ({})          {:.4f}  ({:+.2f} points vs float)\n", a.start, start_acc.accuracy,
+  const backend::NetworkAccuracy tuned_acc = holdout_run(tuned_net, true);
+  const backend::NetworkAccuracy start_acc = holdout_run(start_net, false);
+  out << fmt::format("\nheld-out split ({} images)          accuracy\n", tuned_acc.images);
+  out << fmt::format("  float model                       {:.4f}\n", tuned_acc.float_accuracy);
+  out << fmt::format("  start formats ({})          {:.4f}  ({:+.2f} points vs float)\n", a.start, start_acc.accuracy,
                            100 * (start_acc.accuracy - tuned_acc.float_accuracy));
-  std::cout << fmt::format("  tuned formats (step {})           {:.4f}  ({:+.2f} points vs float)\n", r.best, tuned_acc.accuracy,
+  out << fmt::format("  tuned formats (step {})           {:.4f}  ({:+.2f} points vs float)\n", r.best, tuned_acc.accuracy,
                            100 * (tuned_acc.accuracy - tuned_acc.float_accuracy));
 
-  backend::save_network(ev.compile(best.eval.formats), tuned, a.model.force);
+  backend::save_network(tuned_net, tuned, a.model.force);
   std::string steps = "step,action,accuracy,correct,images,max_overflow_rate,seconds\n";
   std::string layers = "step,value,op,format,frac_bits,overflow_rate,pre_cast_max\n";
   json js = json::array();
@@ -308,23 +326,40 @@ void run_tune(const PrecisionTuneArgs& a) {
   result["stop_reason"] = r.stop_reason;
   result["holdout"] = {{"images", tuned_acc.images}, {"float", tuned_acc.float_accuracy}, {"start", start_acc.accuracy},
                        {"tuned", tuned_acc.accuracy}, {"integer_reference_identical", tuned_acc.mismatched_images == 0}};
+  result["overflow"] = {
+      {"images", tuned_acc.images},
+      {"start", precision::overflow_maps_json(*start_acc.instruments, ev.slots(), r.steps.front().eval.formats)},
+      {"tuned", precision::overflow_maps_json(*tuned_acc.instruments, ev.slots(), best.eval.formats)}};
   write_text(dir / "result.json", result.dump(2) + "\n", a.model.force);
   write_text(dir / "tables.md", markdown_tables(a, lo.config, r, ev.slots(), start_acc, tuned_acc), true);
   write_text(dir / "steps.csv", steps, a.model.force);
   write_text(dir / "layers.csv", layers, a.model.force);
-  std::cout << fmt::format("wrote {} (run it with tauvta run / tauvta accuracy), result.json, steps.csv, layers.csv, "
+  out << fmt::format("wrote {} (run it with tauvta run / tauvta accuracy), result.json, steps.csv, layers.csv, "
                            "checkpoint.json in {}/\n", tuned.string(), dir.string());
+  if (!a.html.empty()) {
+    report::Page page;
+    page.kind = report::PageKind::kPrecision;
+    page.title = fmt::format("tauvta precision tune ({}): {} on {}", a.mode, a.model.model, lo.config.name());
+    page.config = lo.config.to_json();
+    page.report = result;
+    page.extra = {{"bits", bits}};
+    write_html_report(a.html, std::move(page), a.model.force);
+    out << fmt::format("html: {}\n", a.html);
+  }
+  return result;
 }
+
+namespace {
 
 }  // namespace
 
 void add_precision_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("precision", "Per-layer fixed-point formats: show them, tune them on the simulated accelerator");
   cmd->require_subcommand(1);
-  auto show = std::make_shared<PrecisionShowArgs>();
+  auto show = std::make_shared<ModelArgs>();
   CLI::App* s = cmd->add_subcommand("show", "Every layer's output format (Qx.y) of a model quantized for a config, or of a .tauvta");
-  add_model_args(s, show->model);
-  s->callback([show] { run_show(*show); });
+  add_model_args(s, *show);
+  s->callback([show] { precision_show_command(*show, std::cout); });
 
   auto set = std::make_shared<PrecisionSetArgs>();
   CLI::App* st = cmd->add_subcommand("set", "Set layers' formats in a compiled network: patches its ALU immediates and bias data, no re-lowering");
@@ -332,7 +367,7 @@ void add_precision_command(CLI::App& app) {
   st->add_option("changes", set->changes, "LAYER=Qx.y (a layer, its node or its output value; Qx.y with 1 + x + y = W, or frac_bits)")->required();
   st->add_option("-o,--output", set->out, "Write the patched network here (default: in place, with --force)");
   st->add_flag("--force", set->force, "Overwrite the output (or patch the artifact in place)");
-  st->callback([set] { run_set(*set); });
+  st->callback([set] { precision_set_command(*set, std::cout); });
 
   auto tune = std::make_shared<PrecisionTuneArgs>();
   CLI::App* t = cmd->add_subcommand("tune", "Tune per-layer formats (OTune's loop or a search) on a labelled dataset");
@@ -354,7 +389,9 @@ void add_precision_command(CLI::App& app) {
   t->add_option("--batch", tune->batch, "Images per simulated run (default 50)");
   t->add_option("--boards", tune->boards, "Simulated boards in parallel (default: one per core)");
   t->add_flag("-q,--quiet", tune->quiet, "No progress lines");
-  t->callback([tune] { run_tune(*tune); });
+  t->add_option("--html", tune->html,
+                 "Self-contained HTML report: ranges against each format, overflow rates and maps, accuracy per step");
+  t->callback([tune] { precision_tune_command(*tune, std::cout); });
 }
 
 static const CommandRegistrar kPrecisionRegistrar("precision", add_precision_command);

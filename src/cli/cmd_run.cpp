@@ -11,6 +11,7 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/model_args.h"
+#include "cli/model_inputs.h"
 #include "cli/run_accelerator.h"
 #include "common/error.h"
 #include "cpu/int_executor.h"
@@ -28,7 +29,7 @@ struct RunArgs {
   int threads = 0;
   // The accelerator (default mode).
   NetworkArgs network;
-  std::string csv, images, labels;
+  std::string csv, images, labels, html;
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, quiet = false;
   InstrumentArgs instruments;
@@ -42,43 +43,6 @@ std::string file_name_for(const std::string& value) {
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') ch = '_';
   }
   return s + ".npy";
-}
-
-cpu::TensorMap read_inputs(const std::vector<std::string>& specs, const graph::Graph& g) {
-  cpu::TensorMap in;
-  for (const std::string& spec : specs) {
-    const size_t eq = spec.find('=');
-    std::string name, file;
-    if (eq == std::string::npos) {
-      if (g.inputs.size() != 1) {
-        throw Error(fmt::format("--input '{}': the model has {} inputs; write NAME=FILE", spec, g.inputs.size()));
-      }
-      name = g.inputs[0];
-      file = spec;
-    } else {
-      name = spec.substr(0, eq);
-      file = spec.substr(eq + 1);
-    }
-    if (std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end()) {
-      throw Error(fmt::format("--input '{}': the model has no input '{}' (inputs: {})", spec, name,
-                              fmt::join(g.inputs, ", ")));
-    }
-    graph::Tensor t = io::read_tensor_file(file);
-    const graph::ValueInfo* vi = g.info(name);
-    if (vi != nullptr) {
-      if (t.dtype() != vi->dtype) t = t.cast(vi->dtype);
-      if (vi->known_shape && t.rank() + 1 == int64_t(vi->shape.size())) {  // one sample: add the batch
-        graph::Shape s = t.shape();
-        s.insert(s.begin(), 1);
-        t = t.reshaped(s);
-      }
-    }
-    in[name] = std::move(t);
-  }
-  for (const std::string& i : g.inputs) {
-    if (!in.count(i)) throw Error(fmt::format("input '{}' is not given; pass --input {}=FILE.npy", i, i));
-  }
-  return in;
 }
 
 std::string describe(const graph::Tensor& t) {
@@ -102,6 +66,7 @@ void run_run(const RunArgs& a) {
     r.output_dir = a.output_dir;
     r.report = a.report;
     r.csv = a.csv;
+    r.html = a.html;
     r.images = a.images;
     r.labels = a.labels;
     r.limit = a.limit;
@@ -111,21 +76,21 @@ void run_run(const RunArgs& a) {
     r.quiet = a.quiet;
     r.instruments = a.instruments;
     r.boards = a.boards;
-    run_on_accelerator(r, read_inputs);
+    run_on_accelerator(r);
     return;
   }
   if (a.use_float && a.use_int) throw Error("run: pass at most one of --float and --int");
   if (a.model.model.empty()) throw Error("run: --float and --int need a model file");
-  if (!a.csv.empty() || !a.images.empty() || a.timing_only || a.check_hazards || !a.network.tuning_log.empty() ||
+  if (!a.csv.empty() || !a.html.empty() || !a.images.empty() || a.timing_only || a.check_hazards || !a.network.tuning_log.empty() ||
       !a.instruments.specs.empty()) {
-    throw Error("run: --csv, --images, --timing-only, --check-hazards and --tuning-log are for the accelerator "
+    throw Error("run: --csv, --html, --images, --timing-only, --check-hazards and --tuning-log are for the accelerator "
                 "(drop --float/--int)");
   }
   if (a.compare && !a.use_int) throw Error("run: --compare-float compares the integer reference; add --int");
   check_can_write(a.report, a.model.force);
   model::LoadOptions o = load_options(a.model, a.use_int);
   const model::LoadedModel m = load_for_cli(a.model, o);
-  const cpu::TensorMap inputs = read_inputs(a.inputs, m.float_graph);
+  const cpu::TensorMap inputs = read_input_files(a.inputs, m.float_graph);
   std::vector<std::string> times;
   for (const model::PassTiming& t : m.timings) times.push_back(fmt::format("{} {:.3f} s", t.pass, t.seconds));
   std::cout << fmt::format("pipeline: {}\n", fmt::join(times, ", "));
@@ -188,6 +153,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--float", args->use_float, "Run the float reference instead of the accelerator");
   cmd->add_flag("--int", args->use_int, "Quantize to the config's widths and run the integer reference instead");
   cmd->add_option("--csv", args->csv, "Accelerator: write the per-layer table as CSV");
+  cmd->add_option("--html", args->html,
+                  "Accelerator: write a self-contained HTML report (per-layer table, roofline, time per layer and module, "
+                  "placement)");
   cmd->add_option("--images", args->images, "Accelerator: IDX images to classify (top-1 accuracy; needs --labels)");
   cmd->add_option("--labels", args->labels, "Accelerator: IDX labels for --images");
   cmd->add_option("--limit", args->limit, "Accelerator: classify the first N images only");

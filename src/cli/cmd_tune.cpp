@@ -20,7 +20,9 @@
 #include "backend/network_runner.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "cli/network_args.h"
+#include "cli/tune_command.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "tune/task.h"
@@ -29,15 +31,6 @@
 
 namespace tauvta::cli {
 namespace {
-
-struct TuneArgs {
-  ModelArgs model;
-  std::optional<int64_t> batch;  // unset: the batch the model declares
-  std::string workload, log, csv, report, transfer, tasks, objective = "rank";
-  tune::TuneOptions options;
-  int threads = 0;
-  bool no_verify = false, no_prior = false, full_timing = false, quiet = false;
-};
 
 struct PickArgs {
   std::string in, out;
@@ -107,6 +100,7 @@ nlohmann::json task_json(const tune::TaskResult& r) {
                       {"wall_seconds", r.wall_seconds},
                       {"measure_seconds", r.measure_seconds},
                       {"trials_per_second", r.trials_per_second()},
+                      {"best_so_far", r.best_so_far},
                       {"default", {{"schedule", r.default_schedule.to_string(k)}, {"measure", measure(r.default_measure)}}}};
   if (!r.importance.empty()) {
     nlohmann::json imp = nlohmann::json::array();
@@ -122,11 +116,14 @@ nlohmann::json task_json(const tune::TaskResult& r) {
   return j;
 }
 
-void run_tune(const TuneArgs& a) {
+}  // namespace
+
+nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
   if (a.log.empty()) throw Error("tune: give the trial log with --log LOG.jsonl (appended to; an existing log resumes)");
   if (a.model.model.empty() == a.workload.empty()) throw Error("tune: give a model (MODEL.onnx) or --workload SPEC, not both");
   if (!a.csv.empty()) check_can_write(a.csv, a.model.force);
   if (!a.report.empty()) check_can_write(a.report, a.model.force);
+  if (!a.html.empty()) check_can_write(a.html, a.model.force);
   if (a.options.trials < 1) throw Error(fmt::format("--trials {}: must be at least 1", a.options.trials));
   if (a.options.batch < 1) throw Error(fmt::format("--batch {}: must be at least 1", a.options.batch));
   if (a.options.searcher.epsilon < 0 || a.options.searcher.epsilon > 1) {
@@ -147,7 +144,7 @@ void run_tune(const TuneArgs& a) {
   std::vector<tune::TuneTask> tasks;
   hw::HwConfig c;
   if (!a.workload.empty()) {
-    c = load_config(a.model.config);
+    c = model_config(a.model);
     tasks.push_back(tune::workload_task(c, tune::parse_workload_spec(a.workload)));
   } else {
     if (backend::is_network_artifact(a.model.model)) {
@@ -182,14 +179,14 @@ void run_tune(const TuneArgs& a) {
   if (!log.repair_note().empty()) std::cerr << "note: " << log.repair_note() << "\n";
   if (log.records() > 0) std::cerr << fmt::format("{}: {} records already there; finished trials are not measured again\n", a.log, log.records());
   tune::Measurer measurer(c, a.threads);
-  std::cout << fmt::format("tuning {} task(s) on {} ({} MHz, peak {:.1f} GOPS) with {}, {} trials each, {} thread(s), "
+  out << fmt::format("tuning {} task(s) on {} ({} MHz, peak {:.1f} GOPS) with {}, {} trials each, {} thread(s), "
                            "seed {}\n",
                            tasks.size(), c.name(), c.timing.clock_mhz, c.peak_gops(), o.searcher.kind, o.trials,
                            measurer.threads(), o.searcher.seed);
 
   std::vector<tune::TaskResult> results;
   int64_t step = 0;
-  auto progress = [&](const tune::TaskProgress& p, bool last) {
+  tune::ProgressFn progress = a.progress ? a.progress : [&](const tune::TaskProgress& p, bool last) {
     if (a.quiet) return;
     ++step;
     show_progress(fmt::format("[{}/{}] {:<44} trials {:>5}/{:<5} best {:7.2f} GOPS  {:6.0f} trials/s", p.task + 1,
@@ -203,7 +200,7 @@ void run_tune(const TuneArgs& a) {
     }
     results.push_back(tune::tune_task(tasks[i], ot, measurer, &log, progress, i, tasks.size()));
   }
-  std::cout << "\n" << task_table(results);
+  out << "\n" << task_table(results);
   int64_t trials = 0, measured = 0;
   double wall = 0, measure_wall = 0;
   for (const tune::TaskResult& r : results) {
@@ -212,7 +209,7 @@ void run_tune(const TuneArgs& a) {
     wall += r.wall_seconds;
     measure_wall += r.measure_seconds;
   }
-  std::cout << fmt::format("{} trials ({} measured in this run) in {:.2f} s: {:.0f} trials/s overall, {:.0f} trials/s "
+  out << fmt::format("{} trials ({} measured in this run) in {:.2f} s: {:.0f} trials/s overall, {:.0f} trials/s "
                            "in measurement; log {}\n",
                            trials, measured, wall, wall > 0 ? double(measured) / wall : 0.0,
                            measure_wall > 0 ? double(measured) / measure_wall : 0.0, a.log);
@@ -252,7 +249,7 @@ void run_tune(const TuneArgs& a) {
     const backend::CompiledNetwork tuned = backend::compile_network(built->model->graph(), c, co);
     const backend::NetworkTotals after = backend::network_totals(tuned, backend::time_network(tuned));
     const double hz = c.timing.clock_mhz * 1e6;
-    std::cout << fmt::format("\nend to end on {}: {} -> {} cycles ({:.3f} -> {:.3f} ms at {} MHz, {:.2f}x); conv/dense "
+    out << fmt::format("\nend to end on {}: {} -> {} cycles ({:.3f} -> {:.3f} ms at {} MHz, {:.2f}x); conv/dense "
                              "GOPS {:.2f} -> {:.2f} (ceiling of the lowered instructions: {:.2f}, whatever the schedule)\n",
                              c.name(), before.cycles, after.cycles, double(before.cycles) / hz * 1e3,
                              double(after.cycles) / hz * 1e3, c.timing.clock_mhz,
@@ -271,13 +268,26 @@ void run_tune(const TuneArgs& a) {
       for (size_t i = 0; i < r.best_so_far.size(); ++i) f << fmt::format("{},{},{:.4f}\n", id, i + 1, r.best_so_far[i]);
     }
     if (!f) throw Error(fmt::format("{}: write error", a.csv));
-    std::cout << fmt::format("convergence: {}\n", a.csv);
+    out << fmt::format("convergence: {}\n", a.csv);
   }
   if (!a.report.empty()) {
     write_text(a.report, report.dump(2) + "\n", a.model.force);
-    std::cout << fmt::format("report: {}\n", a.report);
+    out << fmt::format("report: {}\n", a.report);
   }
+  if (!a.html.empty()) {
+    report::Page page;
+    page.kind = report::PageKind::kTune;
+    page.title = fmt::format("tauvta tune: {} on {}", a.workload.empty() ? a.model.model : a.workload, c.name());
+    page.config = c.to_json();
+    page.report = report;
+    write_html_report(a.html, std::move(page), a.model.force);
+    out << fmt::format("html: {}\n", a.html);
+  }
+  return report;
 }
+
+namespace {
+
 
 void run_pick_best(const PickArgs& a) {
   if (a.out.empty()) throw Error("pick-best: give the output with -o BEST.log");
@@ -319,10 +329,11 @@ void add_tune_command(CLI::App& app) {
                 "xgb: first batches at random (as AutoTVM) instead of annealing over the analytic estimate");
   cmd->add_option("--csv", args->csv, "Convergence CSV: task, trial, best GOPS so far");
   cmd->add_option("--report", args->report, "JSON report: resolved config and options, per task results, end to end");
+  cmd->add_option("--html", args->html, "Self-contained HTML report: convergence per task, per-task table, heuristic vs tuned");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line");
   cmd->callback([args, cmd] {
     if (cmd->got_subcommand("pick-best")) return;
-    run_tune(*args);
+    tune_command(*args, std::cout);
   });
 
   auto pick = std::make_shared<PickArgs>();

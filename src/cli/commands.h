@@ -16,6 +16,11 @@ using AddCommand = std::function<void(CLI::App&)>;
 // name -> function adding that subcommand.
 std::map<std::string, AddCommand>& command_registry();
 
+// The command line as typed (main sets it once; HTML reports show it). Arguments with spaces or
+// shell characters are quoted so the line can be pasted back.
+void set_invocation(int argc, const char* const* argv);
+const std::string& invocation();
+
 struct CommandRegistrar {
   CommandRegistrar(const std::string& name, AddCommand add) {
     command_registry().emplace(name, std::move(add));

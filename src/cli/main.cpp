@@ -10,14 +10,8 @@
 #include "cli/commands.h"
 #include "common/error.h"
 
-namespace tauvta::cli {
-std::map<std::string, AddCommand>& command_registry() {
-  static std::map<std::string, AddCommand> registry;
-  return registry;
-}
-}  // namespace tauvta::cli
-
 int main(int argc, char** argv) {
+  tauvta::cli::set_invocation(argc, argv);
   CLI::App app{"tauvta: a VTA-compatible tensor accelerator toolkit"};
   app.require_subcommand(1);
   for (const auto& [name, add] : tauvta::cli::command_registry()) add(app);

@@ -40,11 +40,13 @@ void apply_tensor_limit(int64_t mib) {
   graph::set_tensor_byte_limit(mib << 20);
 }
 
+hw::HwConfig model_config(const ModelArgs& a) { return a.config_value ? *a.config_value : load_config(a.config); }
+
 model::LoadOptions load_options(const ModelArgs& a, bool quantize) {
   apply_tensor_limit(a.max_tensor_mib);
   model::LoadOptions o;
   o.quantize = quantize;
-  o.config = load_config(a.config);
+  o.config = model_config(a);
   o.calibrate = a.calibrate;
   o.calib_stat = graph::parse_calib_statistic(a.calib_stat);
   o.percentile = a.percentile;
@@ -53,10 +55,14 @@ model::LoadOptions load_options(const ModelArgs& a, bool quantize) {
   o.calib_samples = a.calib_samples;
   o.dump_dir = a.dump_passes;
   o.force = a.force;
-  o.progress = [](const std::string& line) {
-    static int64_t updates = 0;
-    show_progress(line, ++updates, false, 1);
-  };
+  if (a.progress) {
+    o.progress = a.progress;
+  } else {
+    o.progress = [](const std::string& line) {
+      static int64_t updates = 0;
+      show_progress(line, ++updates, false, 1);
+    };
+  }
   return o;
 }
 

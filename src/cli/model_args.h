@@ -3,12 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json_fwd.hpp>
 
 #include "graph/tensor.h"
+#include "hw/hw_config.h"
 #include "model/pipeline.h"
 
 namespace tauvta::cli {
@@ -25,7 +28,16 @@ struct ModelArgs {
   std::string dump_passes;
   bool force = false;
   int64_t max_tensor_mib = graph::kDefaultTensorByteLimit >> 20;
+  // A config given as a value (the Python module's HwConfig), used instead of `config`'s file.
+  std::optional<hw::HwConfig> config_value;
+  // The pipeline's progress lines (unset: the terminal's progress line).
+  std::function<void(const std::string&)> progress;
 };
+
+// The config these arguments name: config_value, else --config (a file or VTA name), else Pynq.
+hw::HwConfig model_config(const ModelArgs& a);
+// Whether a config was given at all.
+inline bool has_config(const ModelArgs& a) { return a.config_value || !a.config.empty(); }
 
 // `model_required` false: the positional model may be omitted (the command supplies a default).
 void add_model_args(CLI::App* cmd, ModelArgs& a, bool model_required = true);

@@ -88,9 +88,9 @@ BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n) {
   if (backend::is_network_artifact(m.model)) {
     b.net = backend::load_network(m.model);
     b.from_artifact = true;
-    if (!m.config.empty() && !(load_config(m.config) == b.net.config)) {
+    if (has_config(m) && !(model_config(m) == b.net.config)) {
       throw Error(fmt::format("{} was compiled for config {}; --config asks for {}: compile it again", m.model,
-                              b.net.config.name(), load_config(m.config).name()));
+                              b.net.config.name(), model_config(m).name()));
     }
     const graph::ValueInfo* in = b.net.graph.inputs.empty() ? nullptr : b.net.graph.info(b.net.graph.inputs[0]);
     if (in && in->known_shape && !in->shape.empty()) b.batch = in->shape[0];

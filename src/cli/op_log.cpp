@@ -12,6 +12,7 @@
 #include "backend/network_report.h"
 #include "backend/op_runner.h"
 #include "cli/cli_io.h"
+#include "cli/html_output.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "lower/conv_plan.h"
@@ -31,9 +32,10 @@ struct Row {
 
 }  // namespace
 
-void run_op_log(const OpLogArgs& a) {
+nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& terminal) {
   check_can_write(a.report, a.force);
   check_can_write(a.csv, a.force);
+  check_can_write(a.html, a.force);
   const lower::TuningLog log = lower::read_tuning_log(a.log);
   if (log.records.empty()) throw Error(fmt::format("{}: no VTA records", a.log));
   std::map<std::string, hw::HwConfig> configs;  // the record's -model= name -> config
@@ -133,16 +135,23 @@ void run_op_log(const OpLogArgs& a) {
                        100 * median, 100 * mag.back(), over35);
     summary = {{"records", m}, {"median_abs_error", median}, {"max_abs_error", mag.back()}, {"above_35_percent", over35}};
   }
-  std::cout << out;
-  if (!a.report.empty()) {
-    nlohmann::json cfgs = nlohmann::json::object();
-    for (const auto& [name, c] : configs) cfgs[name] = c.to_json();
-    const nlohmann::json j = {{"log", a.log}, {"timing_only", a.timing_only}, {"configs", cfgs},
-                              {"records", jrows}, {"board_comparison", summary}, {"failed", failed}, {"wall_seconds", wall}};
-    write_text(a.report, j.dump(2) + "\n", a.force);
-  }
+  terminal << out;
+  nlohmann::json cfgs = nlohmann::json::object();
+  for (const auto& [name, c] : configs) cfgs[name] = c.to_json();
+  const nlohmann::json j = {{"log", a.log}, {"timing_only", a.timing_only}, {"configs", cfgs},
+                            {"records", jrows}, {"board_comparison", summary}, {"failed", failed}, {"wall_seconds", wall}};
+  if (!a.report.empty()) write_text(a.report, j.dump(2) + "\n", a.force);
   if (!a.csv.empty()) write_text(a.csv, csv, a.force);
+  if (!a.html.empty()) {
+    report::Page page;
+    page.kind = report::PageKind::kOpLog;
+    page.title = fmt::format("tauvta op --log {}: model vs board", a.log);
+    page.config = configs.size() == 1 ? configs.begin()->second.to_json() : nlohmann::json(nullptr);
+    page.report = j;
+    write_html_report(a.html, std::move(page), a.force);
+  }
   if (failed) throw Error(fmt::format("{} of {} records failed (see the table)", failed, rows.size()));
+  return j;
 }
 
 }  // namespace tauvta::cli

@@ -11,6 +11,8 @@
 #include "backend/network_report.h"
 #include "backend/network_runner.h"
 #include "cli/cli_io.h"
+#include "cli/html_output.h"
+#include "cli/model_inputs.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "cpu/int_executor.h"
@@ -61,7 +63,16 @@ backend::InstrumentRequest instrument_request(const InstrumentArgs& a) {
   return r;
 }
 
-void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
+nlohmann::json run_report(const backend::CompiledNetwork& net, const backend::NetworkRun& run,
+                          const nlohmann::json& build_report) {
+  nlohmann::json j = backend::network_report_json(net, run);
+  for (auto& [k, v] : build_report.items()) {
+    if (k != "config") j[k] = v;
+  }
+  return j;
+}
+
+void run_on_accelerator(AcceleratorRunArgs a) {
   const bool demo = a.model.model.empty();
   if (demo) {
     // The main job: the committed trained VGG-7 on Fashion-MNIST test images.
@@ -83,6 +94,7 @@ void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
   }
   check_can_write(a.report, a.model.force);
   check_can_write(a.csv, a.model.force);
+  check_can_write(a.html, a.model.force);
   const backend::InstrumentRequest inst = instrument_request(a.instruments);
   if (!inst.empty() && a.timing_only) throw Error("run: --timing-only computes no values for --instrument to observe");
   if (!a.instruments.trace_out.empty()) check_can_write(std::filesystem::path(a.instruments.trace_out) / "instruments.json", a.model.force);
@@ -121,7 +133,7 @@ void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
       throw Error(fmt::format("{} images' accelerator outputs differ from the integer reference", acc.mismatched_images));
     }
   } else {
-    const cpu::TensorMap inputs = read_inputs(a.inputs, net.graph);
+    const cpu::TensorMap inputs = read_input_files(a.inputs, net.graph);
     backend::NetworkRunner runner(net);
     backend::NetworkRunOptions o;
     o.check_hazards = a.check_hazards;
@@ -173,12 +185,18 @@ void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs) {
     report["instruments"] = observed->to_json();
     report["instruments"].erase("config");
   }
-  nlohmann::json j = backend::network_report_json(net, run);
-  for (auto& [k, v] : report.items()) {
-    if (k != "config") j[k] = v;
-  }
+  const nlohmann::json j = run_report(net, run, report);
   if (!a.report.empty()) write_text(a.report, j.dump(2) + "\n", a.model.force);
   if (!a.csv.empty()) write_text(a.csv, backend::network_report_csv(net, run), a.model.force);
+  if (!a.html.empty()) {
+    report::Page page;
+    page.kind = report::PageKind::kRun;
+    page.title = fmt::format("tauvta run: {} on {}", a.model.model, net.config.name());
+    page.config = net.config.to_json();
+    page.report = j;
+    page.extra = roofline_extra(net.config);
+    write_html_report(a.html, std::move(page), a.model.force);
+  }
   if (!run.total.hazards.empty()) throw Error(fmt::format("{} hazard(s) found", run.total.hazards.size()));
 }
 

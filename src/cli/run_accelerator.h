@@ -4,13 +4,14 @@
 // top-1 accuracy of float, integer reference and accelerator, with a progress bar.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "backend/network_instruments.h"
+#include "backend/network_runner.h"
 #include "cli/model_args.h"
 #include "cli/network_args.h"
 #include "cpu/float_executor.h"
@@ -30,15 +31,18 @@ struct AcceleratorRunArgs {
   ModelArgs model;
   NetworkArgs network;
   std::vector<std::string> inputs;
-  std::string output_dir, report, csv, images, labels;
+  std::string output_dir, report, csv, images, labels, html;
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, compare = false, quiet = false;
   InstrumentArgs instruments;
   int boards = 0;  // 0: one per core
 };
 
-using InputReader = std::function<cpu::TensorMap(const std::vector<std::string>&, const graph::Graph&)>;
+void run_on_accelerator(AcceleratorRunArgs a);
 
-void run_on_accelerator(AcceleratorRunArgs a, const InputReader& read_inputs);
+// The run's report: the per-layer figures and totals (backend::network_report_json) with what
+// building the network noted (model, passes, quantization, tuning log, batch).
+nlohmann::json run_report(const backend::CompiledNetwork& net, const backend::NetworkRun& run,
+                          const nlohmann::json& build_report);
 
 }  // namespace tauvta::cli

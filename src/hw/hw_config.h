@@ -107,6 +107,8 @@ struct HwConfig {
   // Bytes the DRAM channel moves per cycle: the bus width, capped by the DRAM bandwidth.
   double dram_bytes_per_cycle() const;
   uint64_t macs_per_cycle() const { return uint64_t(batch()) * block_in() * block_out(); }
+  // The DRAM port's bandwidth in GB/s at the clock (the roofline's bandwidth roof).
+  double dram_gbps() const { return dram_bytes_per_cycle() * timing.clock_mhz * 1e6 / 1e9; }
   double peak_gops() const { return 2.0 * double(macs_per_cycle()) * timing.clock_mhz / 1000.0; }
   // Operations (2 per MAC) per second, in GOPS, of `macs` MACs taking `cycles` cycles at this
   // config's clock; 0 for no cycles.

@@ -1,5 +1,7 @@
 #include "precision/tuner.h"
 
+#include <cmath>
+
 #include <fstream>
 
 #include <fmt/format.h>
@@ -27,9 +29,15 @@ json evaluation_json(const Evaluation& e, const std::vector<FormatSlot>& slots, 
   }
   json layers = json::array();
   for (const FormatSlot& s : slots) {
-    json l = {{"value", s.value}, {"node", s.node}, {"op", s.op}, {"format", q_name(bits, e.formats.at(s.value))}};
+    const int frac = e.formats.at(s.value);
+    json l = {{"value", s.value}, {"node", s.node}, {"op", s.op}, {"format", q_name(bits, frac)}};
+    // Real values (hls4ml's ranges plot): the format's largest and the largest seen before the cast.
+    l["format_max"] = std::ldexp(double((int64_t(1) << (bits - 1)) - 1), -frac);
     if (auto it = e.overflow_rate.find(s.value); it != e.overflow_rate.end()) l["overflow_rate"] = it->second;
-    if (auto it = e.pre_cast_max.find(s.value); it != e.pre_cast_max.end()) l["pre_cast_max"] = it->second;
+    if (auto it = e.pre_cast_max.find(s.value); it != e.pre_cast_max.end()) {
+      l["pre_cast_max"] = it->second;
+      l["observed_max"] = std::ldexp(double(it->second), -frac);
+    }
     layers.push_back(std::move(l));
   }
   return {{"frac_bits", f}, {"formats", q}, {"layers", layers}, {"begin", e.begin}, {"images", e.images},

@@ -1,0 +1,31 @@
+// `tauvta dse` as a call: the CLI and the Python module (tauvta.dse) fill DseArgs and get
+// summary.json's content back; the end table goes to `out`.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/model_args.h"
+#include "dse/strategy.h"
+
+namespace tauvta::cli {
+
+struct DseArgs {
+  ModelArgs model;
+  std::string workload;
+  std::string device = "pynq-z1";
+  std::string precisions = "8,4,2,1";
+  dse::StrategyOptions strategy;
+  int threads = 0;
+  std::string out, html;
+  bool verify = false, quiet = false;
+};
+
+nlohmann::json dse_command(const DseArgs& a, std::ostream& out);
+
+// The evaluated designs an HTML page plots (DIR/evaluations.jsonl), at most `limit` of them.
+nlohmann::json read_evaluations(const std::string& dir, size_t limit);
+
+}  // namespace tauvta::cli

@@ -1,0 +1,219 @@
+// The tools as calls returning plain Python data: op and op_log (one workload, an AutoTVM log),
+// tune, precision_show / precision_set / precision_tune, dse, resources. Each fills the same
+// arguments its command does and returns the JSON report that command writes; with verbose=True
+// the command's tables are printed through Python (so notebooks show them).
+#include <sstream>
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "backend/op_runner.h"
+#include "cli/dse_command.h"
+#include "cli/hw_resources.h"
+#include "cli/op_log.h"
+#include "cli/precision_command.h"
+#include "cli/tune_command.h"
+#include "common/error.h"
+#include "dse/strategy.h"
+#include "tune/task.h"
+#include "tune/tuner.h"
+#include "python/bindings.h"
+#include "python/progress.h"
+#include "python/py_convert.h"
+
+namespace tauvta::python {
+
+namespace {
+
+cli::ModelArgs model_args(const std::string& model, const py::handle& config, const std::string& calibrate,
+                          int64_t calib_samples) {
+  cli::ModelArgs m;
+  m.model = model;
+  if (!config.is_none()) m.config_value = config_arg(config);
+  m.calibrate = calibrate;
+  m.calib_samples = calib_samples;
+  m.progress = [](const std::string&) {};
+  return m;
+}
+
+// Runs a command's call without the GIL, its terminal text kept and printed through Python when
+// `verbose`.
+template <class F>
+py::object command(bool verbose, F&& f) {
+  std::ostringstream text;
+  const nlohmann::json j = without_gil([&] { return f(text); });
+  if (verbose) py::print(text.str(), py::arg("end") = "");
+  return to_python(j);
+}
+
+py::object op(const std::string& workload, const py::handle& config, const std::string& schedule, bool timing_only,
+              uint64_t seed, bool bias, bool check_hazards) {
+  const hw::HwConfig c = config_arg(config);
+  lower::ConvWorkload w = tune::parse_workload_spec(workload);
+  w.validate();
+  std::optional<lower::Schedule> s;
+  if (!schedule.empty()) s = lower::Schedule::parse(schedule);
+  backend::OpRunOptions o;
+  o.timing_only = timing_only;
+  o.check_hazards = check_hazards;
+  o.seed = seed;
+  o.bias = bias;
+  const backend::OpRun r = without_gil([&] { return backend::run_op(c, w, s, o); });
+  if (!timing_only && !r.verified) throw Error("op result mismatch: " + r.mismatch);
+  if (!r.report.hazards.empty()) throw Error(fmt::format("{} hazard(s) found", r.report.hazards.size()));
+  return to_python(cli::op_report_json(c, w, s ? "given" : "default heuristic", r, {}, 0));
+}
+
+}  // namespace
+
+void bind_tools(py::module_& m) {
+  m.def("op", &op, py::arg("workload"), py::arg("config") = py::none(), py::arg("schedule") = "",
+        py::arg("timing_only") = false, py::arg("seed") = 1, py::arg("bias") = false, py::arg("check_hazards") = false,
+        "Run one workload ('conv2d,ci=256,h=14,w=14,co=256,k=3,s=1,p=1') with a schedule (default: the heuristic) "
+        "on the simulated board, verified against the integer reference: `tauvta op --report`'s JSON");
+
+  m.def("op_log",
+        [](const std::string& log, const py::handle& config, bool timing_only, const std::string& html, bool force,
+           bool verbose) {
+          cli::OpLogArgs a;
+          a.log = log;
+          if (!config.is_none()) a.config = py::str(config).cast<std::string>();
+          a.timing_only = timing_only;
+          a.html = html;
+          a.force = force;
+          return command(verbose, [&](std::ostream& out) { return cli::run_op_log(a, out); });
+        },
+        py::arg("log"), py::arg("config") = py::none(), py::arg("timing_only") = true, py::arg("html") = "",
+        py::arg("force") = false, py::arg("verbose") = false,
+        "Every VTA record of an AutoTVM/TopHub log, timed (or run) as `tauvta op --log` does: its report as a dict");
+
+  m.def("tune",
+        [](const std::string& model, const std::string& log, const std::string& workload, const py::handle& config,
+           const std::string& calibrate, int64_t trials, const std::string& tuner, uint64_t seed, int threads,
+           int64_t early_stopping, const std::string& tasks, const std::string& html, bool force,
+           const py::object& progress, bool verbose) {
+          cli::TuneArgs a;
+          a.model = model_args(model, config, calibrate, 512);
+          a.model.force = force;
+          a.workload = workload;
+          a.log = log;
+          a.html = html;
+          a.tasks = tasks;
+          a.options.trials = trials;
+          a.options.searcher.kind = tuner;
+          a.options.searcher.seed = seed;
+          a.options.early_stopping = early_stopping;
+          a.threads = threads;
+          a.quiet = true;
+          if (!progress.is_none()) {
+            auto line = line_progress(progress);
+            a.progress = [line](const tune::TaskProgress& p, bool) {
+              line(fmt::format("task {}/{} {}: {}/{} trials, best {:.2f} GOPS", p.task + 1, p.tasks, p.t->name, p.trials,
+                               p.budget, p.best_gops));
+            };
+          } else {
+            a.progress = [](const tune::TaskProgress&, bool) {};
+          }
+          return command(verbose, [&](std::ostream& out) { return cli::tune_command(a, out); });
+        },
+        py::arg("model") = "", py::arg("log") = "", py::arg("workload") = "", py::arg("config") = py::none(),
+        py::arg("calibrate") = "", py::arg("trials") = tune::TuneOptions{}.trials,
+        py::arg("tuner") = tune::TuneOptions{}.searcher.kind, py::arg("seed") = 1,
+        py::arg("threads") = 0, py::arg("early_stopping") = 0, py::arg("tasks") = "", py::arg("html") = "",
+        py::arg("force") = false, py::arg("progress") = py::none(), py::arg("verbose") = false,
+        "Tune a model's (or one workload's) accelerator layers, appending every trial to `log` (an existing log "
+        "resumes): `tauvta tune --report`'s JSON. progress(line) is called as trials finish.");
+
+  m.def("precision_show",
+        [](const std::string& model, const py::handle& config, const std::string& calibrate, int64_t calib_samples,
+           bool verbose) {
+          const cli::ModelArgs a = model_args(model, config, calibrate, calib_samples);
+          return command(verbose, [&](std::ostream& out) { return cli::precision_show_command(a, out); });
+        },
+        py::arg("model"), py::arg("config") = py::none(), py::arg("calibrate") = "", py::arg("calib_samples") = 512,
+        py::arg("verbose") = false, "Every layer's output format of a model quantized for a config, or of a .tauvta");
+
+  m.def("precision_set",
+        [](const std::string& artifact, const std::map<std::string, std::string>& changes, const std::string& output,
+           bool force, bool verbose) {
+          cli::PrecisionSetArgs a;
+          a.artifact = artifact;
+          a.out = output;
+          a.force = force;
+          for (const auto& [layer, q] : changes) a.changes.push_back(layer + "=" + q);
+          return command(verbose, [&](std::ostream& out) { return cli::precision_set_command(a, out); });
+        },
+        py::arg("artifact"), py::arg("changes"), py::arg("output") = "", py::arg("force") = false,
+        py::arg("verbose") = false,
+        "Set layers' formats ({layer: 'Q3.4'}) in a .tauvta: patched in place (output='' and force=True) or "
+        "written to output");
+
+  m.def("precision_tune",
+        [](const std::string& model, const std::string& images, const std::string& labels, const std::string& out_dir,
+           const py::handle& config, const std::string& start, const std::string& mode, double threshold, int limit,
+           int64_t tune_images, int64_t holdout, int64_t batch, int boards, const std::string& html, bool force,
+           const py::object& progress, bool verbose) {
+          cli::PrecisionTuneArgs a;
+          a.model = model_args(model, config, "", 512);
+          a.model.force = force;
+          a.images = images;
+          a.labels = labels;
+          a.out = out_dir;
+          a.html = html;
+          a.start = start;
+          a.mode = mode;
+          a.threshold = threshold;
+          a.limit = limit;
+          a.tune_images = tune_images;
+          a.holdout = holdout;
+          a.batch = batch;
+          a.boards = boards;
+          a.progress = line_progress(progress);
+          return command(verbose, [&](std::ostream& out) { return cli::precision_tune_command(a, out); });
+        },
+        py::arg("model"), py::arg("images"), py::arg("labels"), py::arg("out"), py::arg("config") = py::none(),
+        py::arg("start") = cli::PrecisionTuneArgs{}.start, py::arg("mode") = cli::PrecisionTuneArgs{}.mode,
+        py::arg("threshold") = cli::PrecisionTuneArgs{}.threshold, py::arg("limit") = cli::PrecisionTuneArgs{}.limit,
+        py::arg("tune_images") = cli::PrecisionTuneArgs{}.tune_images, py::arg("holdout") = cli::PrecisionTuneArgs{}.holdout,
+        py::arg("batch") = cli::PrecisionTuneArgs{}.batch, py::arg("boards") = 0,
+        py::arg("html") = "", py::arg("force") = false, py::arg("progress") = py::none(), py::arg("verbose") = false,
+        "Tune per-layer formats on the simulated accelerator (OTune's loop or a search): result.json's content");
+
+  m.def("dse",
+        [](const std::string& model, const std::string& workload, const std::string& out_dir, const std::string& device,
+           const std::string& precisions, const std::string& strategy, int64_t budget, uint64_t seed, int threads,
+           const py::handle& config, const std::string& html, bool force, bool verbose) {
+          cli::DseArgs a;
+          a.model = model_args(model, config, "", 512);
+          a.model.force = force;
+          a.workload = workload;
+          a.out = out_dir;
+          a.device = device;
+          a.precisions = precisions;
+          a.strategy.kind = strategy;
+          a.strategy.budget = budget;
+          a.strategy.seed = seed;
+          a.threads = threads;
+          a.html = html;
+          a.quiet = true;
+          return command(verbose, [&](std::ostream& out) { return cli::dse_command(a, out); });
+        },
+        py::arg("model") = "", py::arg("workload") = "", py::arg("out") = "", py::arg("device") = "pynq-z1",
+        py::arg("precisions") = "8,4,2,1", py::arg("strategy") = dse::StrategyOptions{}.kind,
+        py::arg("budget") = dse::StrategyOptions{}.budget, py::arg("seed") = 1, py::arg("threads") = 0, py::arg("config") = py::none(), py::arg("html") = "",
+        py::arg("force") = false, py::arg("verbose") = false,
+        "Hardware design-space exploration across precisions: summary.json's content (DIR resumes)");
+
+  m.def("resources",
+        [](const py::handle& config, const std::string& device, double max_utilization) {
+          cli::HwResourcesArgs a;
+          a.config = config_arg(config);
+          a.device = device;
+          a.max_util = max_utilization;
+          return to_python(without_gil([&] { return cli::hw_resources(a, nullptr); }));
+        },
+        py::arg("config") = py::none(), py::arg("device") = "", py::arg("max_utilization") = 1.0,
+        "FPGA resources, clock and fit of a config on a device (or 'all'): `tauvta hw resources --json`");
+}
+
+}  // namespace tauvta::python
