@@ -116,23 +116,27 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
     xo.threads = a.threads;
     int64_t step = 0;
     auto last = std::chrono::steady_clock::now() - std::chrono::hours(1);
-    if (!a.quiet) xo.progress = [&](const dse::ExploreProgress& q) {
+    if (!a.quiet || a.progress) xo.progress = [&](const dse::ExploreProgress& q) {
       // A line a second on a terminal, one every 15 s in a log.
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::seconds(stderr_is_terminal() ? 1 : 15)) return;
       last = now;
-      show_progress(fmt::format("W{}A{} {}: {} of {} pruned designs priced, {} timed, {} feasible, best {:.2f} "
-                                "GOPS, {:.0f} designs/s",
-                                p, p, a.strategy.kind, q.evaluated - q.timed, q.pruned, q.timed, q.feasible,
-                                q.best_gops, q.designs_per_second),
-                    ++step, false, 1);
+      const std::string line = fmt::format("W{}A{} {}: {} of {} pruned designs priced, {} timed, {} feasible, best "
+                                           "{:.2f} GOPS, {:.0f} designs/s",
+                                           p, p, a.strategy.kind, q.evaluated - q.timed, q.pruned, q.timed, q.feasible,
+                                           q.best_gops, q.designs_per_second);
+      a.progress ? a.progress(line) : show_progress(line, ++step, false, 1);
     };
     if (!a.quiet) std::cerr << fmt::format("W{}A{} on {}: raw space {:.3g} designs\n", p, p, device.board, space.raw_size());
     results.push_back(dse::explore(space, evaluator, xo));
     const dse::PrecisionResult& r = results.back();
-    if (!a.quiet) show_progress(fmt::format("W{}A{} {}: {} designs evaluated ({} pruned), {} feasible, {:.1f} s", p, p,
-                              a.strategy.kind, r.evaluations.size(), r.pruned_size, r.feasible(), r.wall_seconds),
-                  ++step, true);
+    const std::string done = fmt::format("W{}A{} {}: {} designs evaluated ({} pruned), {} feasible, {:.1f} s", p, p,
+                                         a.strategy.kind, r.evaluations.size(), r.pruned_size, r.feasible(), r.wall_seconds);
+    if (a.progress) {
+      a.progress(done);
+    } else if (!a.quiet) {
+      show_progress(done, ++step, true);
+    }
   }
   dse::write_outputs(a.out, results, space_ptrs, evaluator, options);
 

@@ -2,6 +2,7 @@
 // summary.json's content back; the end table goes to `out`.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -21,6 +22,7 @@ struct DseArgs {
   int threads = 0;
   std::string out, html;
   bool verify = false, quiet = false;
+  std::function<void(const std::string&)> progress;  // unset: the terminal's progress line (unless quiet)
 };
 
 nlohmann::json dse_command(const DseArgs& a, std::ostream& out);

@@ -182,7 +182,7 @@ void bind_tools(py::module_& m) {
   m.def("dse",
         [](const std::string& model, const std::string& workload, const std::string& out_dir, const std::string& device,
            const std::string& precisions, const std::string& strategy, int64_t budget, uint64_t seed, int threads,
-           const py::handle& config, const std::string& html, bool force, bool verbose) {
+           const py::handle& config, const std::string& html, bool force, const py::object& progress, bool verbose) {
           cli::DseArgs a;
           a.model = model_args(model, config, "", 512);
           a.model.force = force;
@@ -196,12 +196,14 @@ void bind_tools(py::module_& m) {
           a.threads = threads;
           a.html = html;
           a.quiet = true;
+          if (!progress.is_none()) a.progress = line_progress(progress);
           return command(verbose, [&](std::ostream& out) { return cli::dse_command(a, out); });
         },
         py::arg("model") = "", py::arg("workload") = "", py::arg("out") = "", py::arg("device") = "pynq-z1",
         py::arg("precisions") = "8,4,2,1", py::arg("strategy") = dse::StrategyOptions{}.kind,
-        py::arg("budget") = dse::StrategyOptions{}.budget, py::arg("seed") = 1, py::arg("threads") = 0, py::arg("config") = py::none(), py::arg("html") = "",
-        py::arg("force") = false, py::arg("verbose") = false,
+        py::arg("budget") = dse::StrategyOptions{}.budget, py::arg("seed") = 1, py::arg("threads") = 0,
+        py::arg("config") = py::none(), py::arg("html") = "", py::arg("force") = false, py::arg("progress") = py::none(),
+        py::arg("verbose") = false,
         "Hardware design-space exploration across precisions: summary.json's content (DIR resumes)");
 
   m.def("resources",

@@ -240,7 +240,9 @@ def test_precision_show_set(vgg7, tmp_path):
 
 
 def test_dse_small(tmp_path):
+    lines = []
     s = tauvta.dse(workload="conv2d,ci=32,h=14,w=14,co=32,k=3,s=1,p=1", out=str(tmp_path / "d"), precisions="8",
-                   strategy="halving", budget=0)
+                   strategy="halving", budget=0, progress=lines.append)
     assert s["precisions"][0]["precision"] == 8
+    assert any("designs evaluated" in l for l in lines)
     assert (tmp_path / "d" / "summary.json").exists()

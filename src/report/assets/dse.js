@@ -243,7 +243,7 @@ tauvta.pages.dse = function (data, root) {
       'Feature importances of the models fitted to the evaluated designs (per precision; features of no importance left out), ' +
       'and how well each model predicts held-out designs.');
     withImp.forEach(function (i) {
-      var targets = T.arr(precs[i].importance.targets);
+      var targets = T.arr(precs[i].importance.targets).map(T.obj);
       sec.appendChild(T.el('h3', {text: precLabel(precs[i].precision)}));
       var feats = [];
       targets.forEach(function (t) {

@@ -57,6 +57,21 @@ tauvta.pages.precision = function (data, root) {
       ['accelerator = integer reference on the held-out split', '/holdout/integer_reference_identical', 'str'] : null
   ]);
 
+  if (hold.float !== undefined || hold.start !== undefined || hold.tuned !== undefined) {
+    sec.appendChild(T.el('h3', {text: 'Held-out split' + (T.isNum(hold.images) ? ' (' + hold.images + ' images)' : '')}));
+    var f = hold.float;
+    T.table(sec, [{title: 'formats'}, {title: 'accuracy', num: true}, {title: 'points vs float', num: true}],
+      [['float model', 'float'], ['start formats' + (R.start ? ' (' + R.start + ')' : ''), 'start'],
+       ['tuned formats' + (T.isNum(R.best_step) ? ' (step ' + R.best_step + ')' : ''), 'tuned']].filter(function (r) {
+        return hold[r[1]] !== undefined;
+      }).map(function (r) {
+        var v = hold[r[1]];
+        var d = r[1] !== 'float' && T.isNum(v) && T.isNum(f) ? 100 * (v - f) : null;
+        return [{text: r[0]}, {ptr: T.ptr('holdout', r[1]), kind: 'pct'},
+                {text: d === null ? '' : (d > 0 ? '+' : '') + d.toFixed(2), sort: d}];
+      }), {compact: true});
+  }
+
   // ---- accuracy per step -----------------------------------------------------------------------
   sec = T.section(root, 'Accuracy per tuning step', 'Top-1 accuracy on the tuning split after each evaluation; hover a point for the move it made.');
   var accPts = [], accPtrs = [], actions = [];

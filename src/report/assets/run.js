@@ -15,7 +15,7 @@ tauvta.pages.run = function (data, root) {
 
   function L(i, key) { return T.ptr('layers', i, key); }
   function isVta(l) { return l && l.placement === 'vta'; }
-  function timed(l) { return isVta(l) && T.isNum(l.cycles) && l.cycles > 0; }
+  function timed(l) { return isVta(l) && T.isNum(l.cycles) && l.cycles > 0 && T.isNum(l.seconds_at_clock); }
   function label(l, i) { return '#' + i + ' ' + T.shortName(l.name, 24); }
 
   // ---- totals ----------------------------------------------------------------------------------
