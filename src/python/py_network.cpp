@@ -1,6 +1,8 @@
 // tauvta.compile / tauvta.load and tauvta.Network: a model compiled for a config (or a .tauvta
 // artifact) run on the simulated board, timed, or run on the integer and float references.
 #include <filesystem>
+#include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <pybind11/functional.h>
@@ -23,10 +25,19 @@ namespace tauvta::python {
 
 namespace {
 
+// The simulated board a network runs on, loaded on the first run and kept for the next ones
+// (loading the program costs as much as a small network's run). One run at a time.
+struct Board {
+  std::mutex mu;
+  std::unique_ptr<backend::NetworkRunner> runner;
+};
+
 // A compiled network and what building it noted; the source names it in reports and errors.
+// Lives in Python's holder from construction on, so the board's reference to `built.net` holds.
 struct Network {
   cli::BuiltNetwork built;
   std::string source;
+  std::unique_ptr<Board> board = std::make_unique<Board>();
 };
 
 Network compile_model(const std::string& model, const py::handle& config, const std::string& calibrate,
@@ -71,10 +82,11 @@ py::tuple run_network(const Network& n, const py::handle& inputs, bool check_haz
   if (!html.empty()) cli::check_can_write(html, force);
   cpu::TensorMap in = inputs_from_python(inputs, n.built.net.graph);
   backend::NetworkRun run = without_gil([&] {
-    backend::NetworkRunner runner(n.built.net);
+    std::lock_guard lock(n.board->mu);
+    if (!n.board->runner) n.board->runner = std::make_unique<backend::NetworkRunner>(n.built.net);
     backend::NetworkRunOptions o;
     o.check_hazards = check_hazards;
-    return runner.run(in, o);
+    return n.board->runner->run(in, o);
   });
   const nlohmann::json report = cli::run_report(n.built.net, run, n.built.report);
   if (!html.empty()) write_run_page(n, report, html, force, fmt::format("tauvta.compile('{}').run(...)", n.source));
