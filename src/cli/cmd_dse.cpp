@@ -67,7 +67,7 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
   if (a.out.empty()) throw Error("dse: --out DIR is required");
   check_can_write(a.html, a.model.force);
   if (a.model.model.empty() == a.workload.empty()) throw Error("dse: give a model or --workload SPEC (one of them)");
-  dse::check_strategy_kind(a.strategy.kind);  // before anything is loaded or written
+  dse::check_strategy(a.strategy);  // before anything is loaded or written
   const fpga::Device& device = fpga::find_device(a.device);
   const std::vector<int> precisions = parse_precisions(a.precisions);
   std::unique_ptr<dse::DseWorkload> workload;

@@ -75,6 +75,7 @@ void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionRe
     const DesignSpace& space = *spaces[i];
     double best = 0;
     size_t n = 0;
+    nlohmann::json curve = nlohmann::json::array();  // convergence.csv's rows of this precision
     for (size_t j = 0; j < r.evaluations.size(); ++j) {
       const Evaluation& e = r.evaluations[j];
       designs += fmt::format("{},{},{},{}", r.precision, j + 1, e.key, e.budget);
@@ -87,6 +88,7 @@ void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionRe
       ++n;
       if (e.feasible) best = std::max(best, e.gops);
       convergence += fmt::format("{},{},{},{:.4f},{:.4f}\n", r.precision, n, e.budget, e.feasible ? e.gops : 0.0, best);
+      curve.push_back({{"evaluation", n}, {"budget", e.budget}, {"gops", e.feasible ? e.gops : 0.0}, {"best_gops", best}});
     }
     for (const TargetReport& t : r.importance.targets) {
       for (const auto& [name, v] : t.importance) {
@@ -109,7 +111,8 @@ void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionRe
                         {"feasible", r.feasible()},
                         {"wall_seconds", r.wall_seconds},
                         {"importance", to_json(r.importance)},
-                        {"strategy", r.strategy_summary}};
+                        {"strategy", r.strategy_summary},
+                        {"convergence", curve}};
     if (r.best) {
       const Evaluation& b = r.evaluations[*r.best];
       p["best"] = to_json(b);

@@ -61,7 +61,8 @@ class Strategy {
 std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, const DesignSpace& space,
                                         std::vector<Design> pruned);
 const char* strategy_kinds();  // "exhaustive, halving, tau, vta"
-// Throws tauvta::Error naming `kind` and the known ones unless it is one of them.
-void check_strategy_kind(const std::string& kind);
+// Throws tauvta::Error naming the problem: an unknown kind (and the known ones), a negative budget,
+// or halving without a budget (it would evaluate nothing).
+void check_strategy(const StrategyOptions& o);
 
 }  // namespace tauvta::dse

@@ -29,13 +29,17 @@ const char* version() { return TAUVTA_VERSION; }
 namespace {
 
 // JSON inside <script type="application/json">: "</" could close the element and "<!--" open an
-// HTML comment, so both are written with an escaped character (still the same JSON string).
+// HTML comment. '<' only occurs inside JSON strings, where \u003c is the same character, so every
+// one is written so (the text stays valid JSON for any parser).
 std::string script_safe(const std::string& json) {
   std::string s;
   s.reserve(json.size() + 16);
-  for (size_t i = 0; i < json.size(); ++i) {
-    s += json[i];
-    if (json[i] == '<' && i + 1 < json.size() && (json[i + 1] == '/' || json[i + 1] == '!')) s += '\\';
+  for (char c : json) {
+    if (c == '<') {
+      s += "\\u003c";
+    } else {
+      s += c;
+    }
   }
   return s;
 }

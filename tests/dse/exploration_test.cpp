@@ -11,9 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/error.h"
 #include "dse/design_mapping.h"
 #include "dse/dse_report.h"
 #include "dse/explorer.h"
+#include "dse/strategy.h"
 #include "fpga/device.h"
 #include "lower/conv_plan.h"
 #include "tune/measurer.h"
@@ -140,6 +142,23 @@ TEST(DseStrategy, HalvingKeepsTheBetterHalfAndAddsBudget) {
   const Evaluation& final = r.evaluations.back();
   const Evaluation& other = r.evaluations[r.evaluations.size() - 2];
   EXPECT_TRUE(final.design == other.design || final.design == r.evaluations[r.evaluations.size() - 3].design);
+}
+
+TEST(DseStrategy, BadOptionsAreRefusedBeforeAnythingRuns) {
+  StrategyOptions o;
+  o.kind = "halving";
+  o.budget = 0;  // halving doubles a trial budget: without one it would evaluate no design
+  EXPECT_THROW(check_strategy(o), Error);
+  o.budget = 8;
+  EXPECT_NO_THROW(check_strategy(o));
+  o.budget = -1;
+  EXPECT_THROW(check_strategy(o), Error);
+  o = StrategyOptions{};
+  o.kind = "anneal";
+  EXPECT_THROW(check_strategy(o), Error);
+  o.kind = "exhaustive";
+  o.budget = 0;  // screening only
+  EXPECT_NO_THROW(check_strategy(o));
 }
 
 TEST(DseStrategy, TauIsDeterministicUnderASeedAndResumesFromTheCache) {

@@ -6,7 +6,7 @@ says it does (data-ptr), and embed the report the command wrote (tools/browser/c
 Negative tests edit a generated page to prove the checker rejects what it should.
 
     /usr/bin/python3 -m pytest tests/python
-    TAUVTA_BIN=path/to/tauvta               the binary (default: build/tauvta)
+    TAUVTA_BIN=path/to/tauvta               the binary (default: $TAUVTA_BUILD_DIR/tauvta, build/tauvta)
     TAUVTA_SCREENSHOT_DIR=DIR               also write a full-page PNG of each page there
 
 Skipped only when Chromium is not installed.
@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT / "tools" / "browser"))
 from cdp import Browser, find_chromium  # noqa: E402
 from check_report import check_page, embedded_data, parse_display, check_value  # noqa: E402
 
-BIN = pathlib.Path(os.environ.get("TAUVTA_BIN") or ROOT / "build" / "tauvta")
+BUILD = pathlib.Path(os.environ.get("TAUVTA_BUILD_DIR") or ROOT / "build")
+BIN = pathlib.Path(os.environ.get("TAUVTA_BIN") or BUILD / "tauvta")
 FMNIST = pathlib.Path("/usr/share/datasets/fashion-mnist")
 MODEL = ROOT / "models" / "vgg7_fmnist.onnx"
 INPUT = ROOT / "models" / "vgg7_fmnist_input.npy"

@@ -400,7 +400,8 @@ class Page:
             if state and state.get("ready"):
                 # One more turn of the event loop: resize observers and requestAnimationFrame
                 # callbacks the page queued while rendering run before anyone reads pixels.
-                self.evaluate("new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))",
+                # (A hidden page may never run a frame: half a second at most.)
+                self.evaluate("new Promise(r => { requestAnimationFrame(() => setTimeout(r, 0)); setTimeout(r, 500); })",
                               timeout=5, await_promise=True)
                 return True
             if time.monotonic() > deadline:
