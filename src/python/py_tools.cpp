@@ -182,7 +182,8 @@ void bind_tools(py::module_& m) {
   m.def("dse",
         [](const std::string& model, const std::string& workload, const std::string& out_dir, const std::string& device,
            const std::string& precisions, const std::string& strategy, int64_t budget, uint64_t seed, int threads,
-           const py::handle& config, const std::string& html, bool force, const py::object& progress, bool verbose) {
+           int finalists, int candidates, int overlays, int sprint, int initial, const py::handle& config,
+           const std::string& html, bool force, const py::object& progress, bool verbose) {
           cli::DseArgs a;
           a.model = model_args(model, config, "", 512);
           a.model.force = force;
@@ -193,6 +194,11 @@ void bind_tools(py::module_& m) {
           a.strategy.kind = strategy;
           a.strategy.budget = budget;
           a.strategy.seed = seed;
+          a.strategy.finalists = finalists;
+          a.strategy.candidates = candidates;
+          a.strategy.overlays = overlays;
+          a.strategy.sprint = sprint;
+          a.strategy.initial = initial;
           a.threads = threads;
           a.html = html;
           a.quiet = true;
@@ -202,7 +208,9 @@ void bind_tools(py::module_& m) {
         py::arg("model") = "", py::arg("workload") = "", py::arg("out") = "", py::arg("device") = "pynq-z1",
         py::arg("precisions") = "8,4,2,1", py::arg("strategy") = dse::StrategyOptions{}.kind,
         py::arg("budget") = dse::StrategyOptions{}.budget, py::arg("seed") = 1, py::arg("threads") = 0,
-        py::arg("config") = py::none(), py::arg("html") = "", py::arg("force") = false, py::arg("progress") = py::none(),
+        py::arg("finalists") = dse::StrategyOptions{}.finalists, py::arg("candidates") = dse::StrategyOptions{}.candidates,
+        py::arg("overlays") = dse::StrategyOptions{}.overlays, py::arg("sprint") = dse::StrategyOptions{}.sprint,
+        py::arg("initial") = dse::StrategyOptions{}.initial, py::arg("config") = py::none(), py::arg("html") = "", py::arg("force") = false, py::arg("progress") = py::none(),
         py::arg("verbose") = false,
         "Hardware design-space exploration across precisions: summary.json's content (DIR resumes)");
 

@@ -239,10 +239,18 @@ def test_precision_show_set(vgg7, tmp_path):
         tauvta.precision_set(str(path), {"nope": "Q0.7"}, output=str(tmp_path / "q.tauvta"))
 
 
-def test_dse_small(tmp_path):
+def test_dse_small_equals_cli(tauvta_bin, tmp_path):
+    spec = "conv2d,ci=32,h=14,w=14,co=32,k=3,s=1,p=1"
+    small = dict(overlays=4, sprint=2, initial=6, budget=8)
     lines = []
-    s = tauvta.dse(workload="conv2d,ci=32,h=14,w=14,co=32,k=3,s=1,p=1", out=str(tmp_path / "d"), precisions="8",
-                   strategy="halving", budget=0, progress=lines.append)
-    assert s["precisions"][0]["precision"] == 8
+    s = tauvta.dse(workload=spec, out=str(tmp_path / "d"), precisions="8", strategy="tau", progress=lines.append, **small)
+    assert s["precisions"][0]["precision"] == 8 and s["precisions"][0]["feasible"] > 0
     assert any("designs evaluated" in l for l in lines)
+    cli(tauvta_bin, "dse", "--workload", spec, "--out", tmp_path / "c", "--precisions", 8, "--strategy", "tau",
+        *[x for k, v in small.items() for x in (f"--{k}", v)], "-q")
+    want = json.loads((tmp_path / "c" / "summary.json").read_text())
+    assert s["precisions"][0]["best"]["gops"] == want["precisions"][0]["best"]["gops"]
+    assert s["precisions"][0]["convergence"] == want["precisions"][0]["convergence"]
+    with pytest.raises(tauvta.Error, match="halving needs --budget"):
+        tauvta.dse(workload=spec, out=str(tmp_path / "h"), precisions="8", strategy="halving", budget=0)
     assert (tmp_path / "d" / "summary.json").exists()
