@@ -1,5 +1,6 @@
 #include "dse/dse_report.h"
 
+#include <cctype>
 #include <algorithm>
 #include <fstream>
 #include <limits>
@@ -102,6 +103,18 @@ void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionRe
                               e->latency_ms, e->gops, fpga::get(e->resources, k));
       }
     }
+    // Every resource's front in summary.json (fastest first), keyed as an evaluation's resources.
+    nlohmann::json fronts = nlohmann::json::object();
+    for (int k = 0; k < fpga::kNumResourceKinds; ++k) {
+      std::string key = fpga::resource_name(fpga::ResourceKind(k));
+      for (char& c : key) c = char(std::tolower(static_cast<unsigned char>(c)));
+      nlohmann::json front = nlohmann::json::array();
+      for (const Evaluation* e : pareto_front(r.evaluations, fpga::ResourceKind(k))) {
+        front.push_back({{"key", e->key}, {"latency_ms", e->latency_ms}, {"gops", e->gops},
+                         {"value", fpga::get(e->resources, fpga::ResourceKind(k))}});
+      }
+      fronts[key] = front;
+    }
     nlohmann::json p = {{"precision", r.precision},
                         {"device", r.device},
                         {"raw_size", r.raw_size},
@@ -112,7 +125,8 @@ void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionRe
                         {"wall_seconds", r.wall_seconds},
                         {"importance", to_json(r.importance)},
                         {"strategy", r.strategy_summary},
-                        {"convergence", curve}};
+                        {"convergence", curve},
+                        {"pareto", fronts}};
     if (r.best) {
       const Evaluation& b = r.evaluations[*r.best];
       p["best"] = to_json(b);

@@ -128,19 +128,17 @@ tauvta.pages.dse = function (data, root) {
                    pointStyle: 'crossRot', borderColor: precColor(p), backgroundColor: precColor(p), borderWidth: 1.5,
                    pointRadius: 5, pointHoverRadius: 7});
         }
-        // Pareto front: as the CLI's pareto.csv — feasible and timed designs by latency (here GOPS,
-        // the same order for one workload), keeping each that needs less of the resource than all faster ones.
-        var cand = feas.filter(function (k) { return T.isNum(evals[k].cycles) ? evals[k].cycles > 0 : evals[k].gops > 0; });
-        cand.sort(function (a, b) {
-          var ea = evals[a], eb = evals[b];
-          var la = T.isNum(ea.latency_ms) ? ea.latency_ms : 1 / ea.gops, lb = T.isNum(eb.latency_ms) ? eb.latency_ms : 1 / eb.gops;
-          return la - lb || ea.resources[res] - eb.resources[res];
-        });
-        var front = [], least = Infinity;
-        cand.forEach(function (k) { if (evals[k].resources[res] < least) { front.push(k); least = evals[k].resources[res]; } });
+        // Pareto front: the summary's (dse_report.cpp, as pareto.csv), listed fastest first, i.e. by
+        // decreasing resource; drawn from the least resource up.
+        var pi = -1;
+        precs.forEach(function (q, i) { if (T.obj(q).precision === p) pi = i; });
+        var front = pi < 0 ? [] : T.arr(T.obj(T.obj(precs[pi]).pareto)[res]);
         if (front.length > 1) {
-          front.sort(function (a, b) { return evals[a].resources[res] - evals[b].resources[res]; });
-          ds.push({label: precLabel(p) + ' Pareto front', data: pts(front), tauvtaPtrs: ptrs(front), idx: front, showLine: true,
+          var order = front.map(function (_, k) { return k; }).reverse();
+          ds.push({label: precLabel(p) + ' Pareto front',
+                   data: order.map(function (k) { return {x: front[k].value, y: front[k].gops}; }),
+                   tauvtaPtrs: order.map(function (k) { return {x: Pp(pi, 'pareto', res, k, 'value'), y: Pp(pi, 'pareto', res, k, 'gops')}; }),
+                   names: order.map(function (k) { return precLabel(p) + ' Pareto: ' + front[k].key; }), showLine: true,
                    stepped: 'before', pointRadius: 0, borderColor: precColor(p), borderWidth: 1.5, borderDash: [5, 3], fill: false});
         }
       });
