@@ -138,7 +138,7 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
       show_progress(done, ++step, true);
     }
   }
-  dse::write_outputs(a.out, results, space_ptrs, evaluator, options);
+  const nlohmann::json summary = dse::write_outputs(a.out, results, space_ptrs, evaluator, options);
 
   out << fmt::format("{} on {} ({}), strategy {}\n\n", workload->label(), device.board, device.part,
                            a.strategy.kind);
@@ -178,7 +178,6 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
   }
   out << fmt::format("\nwrote {}/designs.csv, summary.json, importance.csv, pareto.csv, convergence.csv, best/\n",
                            a.out);
-  const nlohmann::json summary = nlohmann::json::parse(read_text(std::filesystem::path(a.out) / "summary.json"));
   if (!a.html.empty()) {
     report::Page page;
     page.kind = report::PageKind::kDse;

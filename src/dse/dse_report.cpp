@@ -59,7 +59,7 @@ std::string csv_text(std::string s) {
 
 }  // namespace
 
-void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionResult> results,
+nlohmann::json write_outputs(const std::filesystem::path& dir, std::span<const PrecisionResult> results,
                    const std::vector<const DesignSpace*>& spaces, const Evaluator& evaluator,
                    const nlohmann::json& options) {
   std::string designs = "precision,evaluation,key,budget";
@@ -150,6 +150,7 @@ void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionRe
   write_atomic(dir / "pareto.csv", pareto);
   write_atomic(dir / "convergence.csv", convergence);
   write_atomic(dir / "summary.json", summary.dump(2) + "\n");
+  return summary;
 }
 
 }  // namespace tauvta::dse

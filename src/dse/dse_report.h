@@ -25,7 +25,8 @@ void write_atomic(const std::filesystem::path& path, const std::string& text);
 // The designs not dominated in (latency, `resource`) among feasible evaluations, fastest first.
 std::vector<const Evaluation*> pareto_front(std::span<const Evaluation> evals, fpga::ResourceKind resource);
 
-void write_outputs(const std::filesystem::path& dir, std::span<const PrecisionResult> results,
+// Returns summary.json's content.
+nlohmann::json write_outputs(const std::filesystem::path& dir, std::span<const PrecisionResult> results,
                    const std::vector<const DesignSpace*>& spaces, const Evaluator& evaluator,
                    const nlohmann::json& options);
 

@@ -151,14 +151,17 @@ void bind_network(py::module_& m) {
       });
 
   m.def("compile", &compile_model, py::arg("model"), py::arg("config") = py::none(), py::arg("calibrate") = "",
-        py::arg("tuning_log") = "", py::arg("batch") = py::none(), py::arg("calib_samples") = 512,
-        py::arg("calib_stat") = "max", py::arg("per_channel") = false, py::arg("progress") = py::none(),
+        py::arg("tuning_log") = "", py::arg("batch") = py::none(),
+        py::arg("calib_samples") = cli::ModelArgs{}.calib_samples, py::arg("calib_stat") = cli::ModelArgs{}.calib_stat,
+        py::arg("per_channel") = false, py::arg("progress") = py::none(),
         "Quantize an ONNX model for a config (calibrating on an IDX/.npy file when given) and compile it; "
         "tuning_log: AutoTVM records whose best schedules are used. A .tauvta path is loaded instead.");
   m.def("load",
         [](const std::string& path, const py::handle& config) {
           if (!backend::is_network_artifact(path)) throw Error(fmt::format("{}: not a compiled network (.tauvta)", path));
-          return compile_model(path, config, "", "", std::nullopt, 512, "max", false, py::none());
+          const cli::ModelArgs defaults;
+          return compile_model(path, config, "", "", std::nullopt, defaults.calib_samples, defaults.calib_stat, false,
+                               py::none());
         },
         py::arg("path"), py::arg("config") = py::none(), "Load a .tauvta artifact (config: check it was compiled for it)");
 }

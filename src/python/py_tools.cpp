@@ -26,7 +26,7 @@ namespace tauvta::python {
 namespace {
 
 cli::ModelArgs model_args(const std::string& model, const py::handle& config, const std::string& calibrate,
-                          int64_t calib_samples) {
+                          int64_t calib_samples = cli::ModelArgs{}.calib_samples) {
   cli::ModelArgs m;
   m.model = model;
   if (!config.is_none()) m.config_value = config_arg(config);
@@ -93,7 +93,7 @@ void bind_tools(py::module_& m) {
            int64_t early_stopping, const std::string& tasks, const std::string& html, bool force,
            const py::object& progress, bool verbose) {
           cli::TuneArgs a;
-          a.model = model_args(model, config, calibrate, 512);
+          a.model = model_args(model, config, calibrate);
           a.model.force = force;
           a.workload = workload;
           a.log = log;
@@ -130,7 +130,7 @@ void bind_tools(py::module_& m) {
           const cli::ModelArgs a = model_args(model, config, calibrate, calib_samples);
           return command(verbose, [&](std::ostream& out) { return cli::precision_show_command(a, out); });
         },
-        py::arg("model"), py::arg("config") = py::none(), py::arg("calibrate") = "", py::arg("calib_samples") = 512,
+        py::arg("model"), py::arg("config") = py::none(), py::arg("calibrate") = "", py::arg("calib_samples") = cli::ModelArgs{}.calib_samples,
         py::arg("verbose") = false, "Every layer's output format of a model quantized for a config, or of a .tauvta");
 
   m.def("precision_set",
@@ -154,7 +154,7 @@ void bind_tools(py::module_& m) {
            int64_t tune_images, int64_t holdout, int64_t batch, int boards, const std::string& html, bool force,
            const py::object& progress, bool verbose) {
           cli::PrecisionTuneArgs a;
-          a.model = model_args(model, config, "", 512);
+          a.model = model_args(model, config, "");
           a.model.force = force;
           a.images = images;
           a.labels = labels;
@@ -185,7 +185,7 @@ void bind_tools(py::module_& m) {
            int finalists, int candidates, int overlays, int sprint, int initial, const py::handle& config,
            const std::string& html, bool force, const py::object& progress, bool verbose) {
           cli::DseArgs a;
-          a.model = model_args(model, config, "", 512);
+          a.model = model_args(model, config, "");
           a.model.force = force;
           a.workload = workload;
           a.out = out_dir;
@@ -205,12 +205,13 @@ void bind_tools(py::module_& m) {
           if (!progress.is_none()) a.progress = line_progress(progress);
           return command(verbose, [&](std::ostream& out) { return cli::dse_command(a, out); });
         },
-        py::arg("model") = "", py::arg("workload") = "", py::arg("out") = "", py::arg("device") = "pynq-z1",
-        py::arg("precisions") = "8,4,2,1", py::arg("strategy") = dse::StrategyOptions{}.kind,
-        py::arg("budget") = dse::StrategyOptions{}.budget, py::arg("seed") = 1, py::arg("threads") = 0,
-        py::arg("finalists") = dse::StrategyOptions{}.finalists, py::arg("candidates") = dse::StrategyOptions{}.candidates,
-        py::arg("overlays") = dse::StrategyOptions{}.overlays, py::arg("sprint") = dse::StrategyOptions{}.sprint,
-        py::arg("initial") = dse::StrategyOptions{}.initial, py::arg("config") = py::none(), py::arg("html") = "", py::arg("force") = false, py::arg("progress") = py::none(),
+        py::arg("model") = "", py::arg("workload") = "", py::arg("out") = "", py::arg("device") = cli::DseArgs{}.device,
+        py::arg("precisions") = cli::DseArgs{}.precisions, py::arg("strategy") = dse::StrategyOptions{}.kind,
+        py::arg("budget") = dse::StrategyOptions{}.budget, py::arg("seed") = dse::StrategyOptions{}.seed,
+        py::arg("threads") = 0, py::arg("finalists") = dse::StrategyOptions{}.finalists,
+        py::arg("candidates") = dse::StrategyOptions{}.candidates, py::arg("overlays") = dse::StrategyOptions{}.overlays,
+        py::arg("sprint") = dse::StrategyOptions{}.sprint, py::arg("initial") = dse::StrategyOptions{}.initial,
+        py::arg("config") = py::none(), py::arg("html") = "", py::arg("force") = false, py::arg("progress") = py::none(),
         py::arg("verbose") = false,
         "Hardware design-space exploration across precisions: summary.json's content (DIR resumes)");
 

@@ -41,29 +41,12 @@ DASHES = ("\u2014", "\u2013", "-", "n/a", "")
 _DATA_RE = re.compile(r'<script type="application/json" id="tauvta-data">(.*?)</script>', re.S)
 
 
-def unescape_json(text):
-    """Undo the page's HTML-safety escapes: "\\!" (from "<!") is not a JSON escape, so drop its
-    backslash, scanning escape pairs so that an escaped backslash is left alone."""
-    if "\\!" not in text:
-        return text
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n:
-            out.append("!" if text[i + 1] == "!" else text[i:i + 2])
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def embedded_data(html_text):
     m = _DATA_RE.search(html_text)
     if not m:
         raise AssertionError('no <script type="application/json" id="tauvta-data"> element in the page')
     try:
-        return json.loads(unescape_json(m.group(1)))
+        return json.loads(m.group(1))
     except ValueError as e:
         raise AssertionError(f"embedded data is not JSON: {e}") from None
 

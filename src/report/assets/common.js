@@ -23,29 +23,11 @@ var tauvta = (function () {
 
   // ---- data ------------------------------------------------------------------------------------
 
-  /* The JSON text with the HTML-safety escapes undone. "<\/" is a valid JSON escape already;
-   * "<\!--" is not ("\!" is no JSON escape), so a backslash before "!" is dropped — scanning
-   * escape pairs so that an escaped backslash followed by "!" ("\\!") is left alone. */
-  T.unescapeJson = function (text) {
-    if (text.indexOf('\\!') < 0) return text;
-    var out = [];
-    for (var i = 0; i < text.length; i++) {
-      var c = text[i];
-      if (c === '\\' && i + 1 < text.length) {
-        var n = text[i + 1];
-        out.push(n === '!' ? '!' : c + n);
-        i++;
-      } else {
-        out.push(c);
-      }
-    }
-    return out.join('');
-  };
-
   T.parseData = function () {
     var node = document.getElementById('tauvta-data');
     if (!node) throw new Error('no #tauvta-data element');
-    return JSON.parse(T.unescapeJson(node.textContent));
+    // Plain JSON: the writer escapes every '<' as \u003c (src/report/html_page.cpp).
+    return JSON.parse(node.textContent);
   };
 
   /* RFC 6901 pointer from segments: ptr('layers', 3, 'cycles') -> "/layers/3/cycles". */

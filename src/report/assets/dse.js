@@ -186,9 +186,7 @@ tauvta.pages.dse = function (data, root) {
     'Best GOPS of a feasible design after each performance evaluation, per precision (as convergence.csv: ' +
     'designs screened without timing are not counted).');
   var convDs = [];
-  // The summary's own series when it has one (precisions[i].convergence: [{evaluation, best_gops}]),
-  // else derived from the evaluations in file order.
-  var fromSummary = {};
+  // The summary's series (precisions[i].convergence: convergence.csv's rows).
   precs.forEach(function (p, i) {
     var c = T.arr(T.obj(p).convergence);
     var pts = [], ptrs = [];
@@ -198,26 +196,8 @@ tauvta.pages.dse = function (data, root) {
       ptrs.push({x: T.isNum(e.evaluation) ? Pp(i, 'convergence', k, 'evaluation') : null, y: Pp(i, 'convergence', k, 'best_gops')});
     });
     if (pts.length) {
-      fromSummary[p.precision] = true;
       convDs.push({label: precLabel(p.precision), data: pts, tauvtaPtrs: ptrs, showLine: true, stepped: 'before', pointRadius: 2,
                    borderColor: precColor(p.precision), backgroundColor: precColor(p.precision), borderWidth: 2});
-    }
-  });
-  precOrder.forEach(function (p) {
-    if (fromSummary[p]) return;
-    var n = 0, bestK = -1, pts = [], ptrs = [];
-    evals.forEach(function (e, k) {
-      e = T.obj(e);
-      if (e.precision !== p || (T.isNum(e.budget) && e.budget < 0)) return;
-      n++;
-      if (e.feasible === true && T.isNum(e.gops) && (bestK < 0 || e.gops > evals[bestK].gops)) bestK = k;
-      if (bestK < 0) return;
-      pts.push({x: n, y: evals[bestK].gops});
-      ptrs.push({y: {ptr: Pe(bestK, 'gops'), root: 'extra'}});
-    });
-    if (pts.length) {
-      convDs.push({label: precLabel(p), data: pts, tauvtaPtrs: ptrs, showLine: true, stepped: 'before', pointRadius: 2,
-                   borderColor: precColor(p), backgroundColor: precColor(p), borderWidth: 2});
     }
   });
   if (!convDs.length) {

@@ -306,7 +306,7 @@ tauvta.pages.precision = function (data, root) {
     var sel = T.el('select', {id: 'precision-map-layer'});
     order.forEach(function (v) {
       var k = byValue[v].tuned !== undefined ? ovTuned[byValue[v].tuned] : ovStart[byValue[v].start];
-      var node = T.obj(k).node || T.obj(k).layer;  // the layer that writes the value
+      var node = T.obj(k).layer;  // the layer that writes the value
       sel.appendChild(T.el('option', {value: v, text: v + (node ? '  (' + node + ')' : ''), selected: v === first}));
     });
     sec.appendChild(T.el('div', {class: 'controls'}, T.el('label', {for: 'precision-map-layer', text: 'layer output'}), sel));
