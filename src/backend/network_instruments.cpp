@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "io/tensor_files.h"
 #include "lower/tensor_layout.h"
@@ -47,9 +48,7 @@ void write_file(const std::filesystem::path& p, const std::string& text, bool fo
   if (!force && std::filesystem::exists(p)) {
     throw Error(fmt::format("{}: file exists; pass --force to overwrite it", p.string()));
   }
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  if (!out) throw Error(fmt::format("{}: write failed", p.string()));
+  write_file_atomic(p, text);
 }
 
 json histogram_json(const sim::IntHistogram& h) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 
 namespace tauvta::cli {
@@ -22,11 +23,7 @@ void store_le(std::vector<uint8_t>& out, uint64_t v, int bytes) {
 
 void write_file(const std::filesystem::path& path, const char* data, size_t size, bool force) {
   check_can_write(path, force);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(fmt::format("{}: cannot open for writing", path.string()));
-  out.write(data, std::streamsize(size));
-  out.close();
-  if (!out) throw Error(fmt::format("{}: write failed", path.string()));
+  write_file_atomic(path, std::string_view(data, size));
 }
 
 }  // namespace

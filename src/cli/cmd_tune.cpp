@@ -261,13 +261,12 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
         {"conv_ceiling_gops", after.conv_ceiling_gops}};
   }
   if (!a.csv.empty()) {
-    std::ofstream f(a.csv);
-    f << "task,trial,best_gops\n";
+    std::string csv = "task,trial,best_gops\n";
     for (const tune::TaskResult& r : results) {
       const std::string id = r.task.name.substr(0, r.task.name.find(' '));
-      for (size_t i = 0; i < r.best_so_far.size(); ++i) f << fmt::format("{},{},{:.4f}\n", id, i + 1, r.best_so_far[i]);
+      for (size_t i = 0; i < r.best_so_far.size(); ++i) csv += fmt::format("{},{},{:.4f}\n", id, i + 1, r.best_so_far[i]);
     }
-    if (!f) throw Error(fmt::format("{}: write error", a.csv));
+    write_text(a.csv, csv, true);  // refused up front without --force (check_can_write)
     out << fmt::format("convergence: {}\n", a.csv);
   }
   if (!a.report.empty()) {

@@ -8,18 +8,27 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/usage_errors.h"
+#include "cli/version_info.h"
 #include "common/error.h"
 
 int main(int argc, char** argv) {
   tauvta::cli::set_invocation(argc, argv);
   CLI::App app{"tauvta: a VTA-compatible tensor accelerator toolkit"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", tauvta::cli::version_text, "Print the version, the build and this CPU's SIMD paths");
   for (const auto& [name, add] : tauvta::cli::command_registry()) add(app);
+  if (const auto unknown = tauvta::cli::unknown_command_error(app, argc, argv)) {
+    std::cerr << "tauvta: error: " << *unknown << "\n";
+    return 1;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version exit 0; every usage error exits 1 like any other user error.
-    return app.exit(e) == 0 ? 0 : 1;
+    // --help and --version exit 0; every usage error is one line and exits 1 like any other.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "tauvta: error: " << tauvta::cli::usage_error_line(app, e) << "\n";
+    return 1;
   } catch (const tauvta::Error& e) {
     std::cerr << "tauvta: error: " << e.what() << "\n";
     return 1;

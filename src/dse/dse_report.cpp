@@ -7,21 +7,14 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 
 namespace tauvta::dse {
 
 void write_atomic(const std::filesystem::path& path, const std::string& text) {
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw Error(fmt::format("{}: write failed", tmp.string()));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(fmt::format("{}: cannot rename into place: {}", path.string(), ec.message()));
+  write_file_atomic(path, text);
 }
 
 std::vector<const Evaluation*> pareto_front(std::span<const Evaluation> evals, fpga::ResourceKind resource) {

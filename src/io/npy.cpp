@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "io/tensor_files.h"
 
@@ -278,11 +279,7 @@ void write_npy(const fs::path& path, const Tensor& t, bool overwrite) {
   out += header;
   out.append(reinterpret_cast<const char*>(t.raw()), t.byte_size());
 
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) fail(path, fmt::format("cannot open for writing: {}", std::strerror(errno)));
-  f.write(out.data(), std::streamsize(out.size()));
-  f.close();
-  if (!f) fail(path, "write error");
+  write_file_atomic(path, out);
 }
 
 }  // namespace tauvta::io

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "cpu/calibration.h"
 #include "cpu/float_executor.h"
@@ -112,9 +113,7 @@ class PassRunner {
     if (!o_.force && std::filesystem::exists(path)) {
       throw Error(fmt::format("{}: file exists; pass --force to overwrite it", path.string()));
     }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << graph::print_graph(g);
-    if (!out) throw Error(fmt::format("{}: cannot write", path.string()));
+    write_file_atomic(path, graph::print_graph(g));
   }
 
   void time(const std::string& name, double seconds) { m_.timings.push_back({name, seconds}); }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "rtl/verilog_emit.h"
 
@@ -90,15 +91,7 @@ std::vector<std::filesystem::path> write_rtl(const RtlDesign& design, const nloh
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
   std::vector<std::filesystem::path> written;
   for (const auto& [path, text] : out) {
-    // Written beside the target and renamed over it, so a kill never leaves half a file.
-    const std::filesystem::path tmp = path.string() + ".tmp";
-    {
-      std::ofstream f(tmp, std::ios::binary);
-      f << text;
-      if (!f.good()) throw Error(fmt::format("{}: cannot write", tmp.string()));
-    }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) throw Error(fmt::format("{}: cannot rename into place: {}", path.string(), ec.message()));
+    write_file_atomic(path, text);  // a kill never leaves half a file
     written.push_back(path);
   }
   return written;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 
 namespace tauvta::tune {
@@ -192,10 +193,9 @@ PickBestSummary pick_best(const std::filesystem::path& in, const std::filesystem
       it->second = i;
     }
   }
-  std::ofstream o(out, std::ios::binary | std::ios::trunc);
-  if (!o) throw Error(fmt::format("{}: cannot write", out.string()));
-  for (const std::string& k : order) o << entries[best.at(k)].line << '\n';
-  if (!o) throw Error(fmt::format("{}: write error", out.string()));
+  std::string kept_lines;
+  for (const std::string& k : order) (kept_lines += entries[best.at(k)].line) += '\n';
+  write_file_atomic(out, kept_lines);
   sum.kept = order.size();
   return sum;
 }
