@@ -1,5 +1,6 @@
 // tauvta config show [FILE] [--json]: the derived parameters and the instruction field layout of
-// a hardware configuration, printed from the same IsaLayout table the encoder uses.
+// a hardware configuration, the layout printed from the same IsaLayout the encoder uses
+// (hw::layout_text, which docs/isa.md also shows).
 #include <iostream>
 #include <memory>
 #include <string>
@@ -9,46 +10,11 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "hw/isa_docs.h"
 #include "hw/isa_layout.h"
 
 namespace tauvta::cli {
 namespace {
-
-std::string bit_range(int lsb, int width) {
-  if (width == 1) return fmt::format("[{}]", lsb);
-  return fmt::format("[{}:{}]", lsb + width - 1, lsb);
-}
-
-std::string field_table(const hw::IsaLayout& layout) {
-  std::string s;
-  for (int f = 0; f < hw::kNumFormats; ++f) {
-    const hw::Format format = hw::Format(f);
-    s += fmt::format("{} instruction fields\n", hw::format_name(format));
-    int next = 0;
-    for (const hw::FieldDesc& d : layout.fields(format)) {
-      if (d.lsb > next) {
-        s += fmt::format("  {:<10} {:<16} {:>3} bits  (zero)\n", bit_range(next, d.lsb - next),
-                         "unused", d.lsb - next);
-      }
-      s += fmt::format("  {:<10} {:<16} {:>3} bits{}\n", bit_range(d.lsb, d.width), d.name,
-                       d.width, d.is_signed ? "  signed" : "");
-      next = d.lsb + d.width;
-    }
-    if (next < 128) {
-      s += fmt::format("  {:<10} {:<16} {:>3} bits  (zero)\n", bit_range(next, 128 - next),
-                       "unused", 128 - next);
-    }
-    s += "\n";
-  }
-  const hw::UopLayout& u = layout.uop();
-  s += "Micro-op fields (32 bits)\n";
-  s += fmt::format("  GEMM  acc_idx {:<8} inp_idx {:<8} wgt_idx {}\n",
-                   bit_range(u.dst_lsb, u.dst_width), bit_range(u.src_lsb, u.src_width),
-                   bit_range(u.wgt_lsb, u.wgt_width));
-  s += fmt::format("  ALU   dst_idx {:<8} src_idx {}\n", bit_range(u.dst_lsb, u.dst_width),
-                   bit_range(u.src_lsb, u.src_width));
-  return s;
-}
 
 std::string describe(const hw::HwConfig& c) {
   std::string s;
@@ -85,7 +51,7 @@ std::string describe(const hw::HwConfig& c) {
       t.alu_lanes == 0 ? std::string("all") : std::to_string(t.alu_lanes), t.gemm_pipeline_depth,
       t.alu_pipeline_depth, t.cmd_queue_depth, t.token_queue_depth, t.insn_overhead_cycles,
       t.alu_mul ? "on" : "off");
-  s += field_table(hw::IsaLayout(c));
+  s += hw::layout_text(hw::IsaLayout(c));
   return s;
 }
 

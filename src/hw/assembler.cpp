@@ -2,13 +2,16 @@
 // range-checked against its field in the IsaLayout before it is stored, so an error names the
 // line, the token and the field instead of silently truncating.
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <iterator>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "common/error.h"
 #include "hw/disasm.h"
+#include "hw/isa_fields.h"
 
 namespace tauvta::hw {
 namespace {
@@ -64,7 +67,8 @@ std::vector<std::string_view> tokenize(std::string_view s) {
   return tokens;
 }
 
-// A key=value token that sets one field, or two separated by `sep` (uop=B:E, iter=OxI, dst=O,I).
+// A key=value token that sets one field, or two separated by `sep` (uop=B:E, iter=OxI, dst=O,I);
+// a named field's numeric form (mem=N) is one too.
 struct KeySpec {
   std::string_view key;
   char sep;  // 0: a single value
@@ -72,44 +76,49 @@ struct KeySpec {
   Field second = Field::kCount;
 };
 
+// The keys of a format, in the order of isa_fields.def's rows.
 const std::vector<KeySpec>& key_specs(Format f) {
-  static const std::vector<KeySpec> mem = {
-      {"mem", 0, Field::kMemoryType},       {"sram_base", 0, Field::kSramBase},
-      {"dram_base", 0, Field::kDramBase},   {"y_size", 0, Field::kYSize},
-      {"x_size", 0, Field::kXSize},         {"x_stride", 0, Field::kXStride},
-      {"y_pad", ',', Field::kYPad0, Field::kYPad1},
-      {"x_pad", ',', Field::kXPad0, Field::kXPad1}};
-  static const std::vector<KeySpec> loop = {
-      {"reset", 0, Field::kReset},
-      {"uop", ':', Field::kUopBgn, Field::kUopEnd},
-      {"iter", 'x', Field::kIterOut, Field::kIterIn},
-      {"dst", ',', Field::kDstFactorOut, Field::kDstFactorIn},
-      {"src", ',', Field::kSrcFactorOut, Field::kSrcFactorIn}};
-  static const std::vector<KeySpec> gemm = [] {
-    std::vector<KeySpec> s = loop;
-    s.push_back({"wgt", ',', Field::kWgtFactorOut, Field::kWgtFactorIn});
-    return s;
+  static const std::array<std::vector<KeySpec>, kNumFormats> specs = [] {
+    std::array<std::vector<KeySpec>, kNumFormats> all;
+    for (int format = 0; format < kNumFormats; ++format) {
+      for (const FieldInfo& d : kFields) {
+        if (!d.in(Format(format))) continue;
+        const TextForm& t = d.text;
+        if (t.kind == TextKind::kValue || t.kind == TextKind::kNamed) {
+          all[format].push_back({t.key, 0, d.id});
+        } else if (t.kind == TextKind::kPairFirst) {
+          all[format].push_back({t.key, t.sep, d.id, Field(size_t(d.id) + 1)});
+        }
+      }
+    }
+    return all;
   }();
-  static const std::vector<KeySpec> alu = [] {
-    std::vector<KeySpec> s = loop;
-    s.push_back({"alu", 0, Field::kAluOpcode});
-    return s;
-  }();
-  static const std::vector<KeySpec> none;
-  switch (f) {
-    case Format::kMem: return mem;
-    case Format::kGemm: return gemm;
-    case Format::kAlu: return alu;
-    case Format::kFinish: return none;
+  return specs[size_t(f)];
+}
+
+// The field of `format` whose text is of `kind` (the format has at most one named field and one
+// operand: isa_fields.h checks it), or null.
+const FieldInfo* text_field(Format format, TextKind kind) {
+  for (const FieldInfo& d : kFields) {
+    if (d.in(format) && d.text.kind == kind) return &d;
   }
-  return none;
+  return nullptr;
+}
+
+// "UOP, WGT, INP, ACC, OUT, ACC_8BIT or mem=N"
+std::string name_list(const TextForm& t) {
+  std::string s;
+  for (int k = 0; k < t.num_names; ++k) s += fmt::format("{}{}", k == 0 ? "" : ", ", t.names[k]);
+  return fmt::format("{} or {}=N", s, t.key);
 }
 
 std::string key_list(Format f) {
   std::string s;
   for (const KeySpec& k : key_specs(f)) s += fmt::format("{}=, ", k.key);
-  s += "deps=";
-  if (f == Format::kAlu) s += ", imm=, unused_imm=";
+  s += fmt::format("{}=", text_field(f, TextKind::kDep)->text.key);
+  if (const FieldInfo* value = text_field(f, TextKind::kOperandValue)) {
+    s += fmt::format(", {}=, {}=", value->text.key, value->text.word);
+  }
   return s;
 }
 
@@ -125,10 +134,15 @@ class LineAssembler {
 
   RawInsn instruction(Opcode op, const std::vector<std::string_view>& tokens) {
     const Format format = format_of(op);
+    // The format's special text: a named field (memory type, ALU opcode), an operand choice and
+    // its value (ALU imm=N / tensor), and the dependency flags' group key (deps=).
+    const FieldInfo* named = text_field(format, TextKind::kNamed);
+    const FieldInfo* operand = text_field(format, TextKind::kOperand);
+    const FieldInfo* operand_value = text_field(format, TextKind::kOperandValue);
+    const std::string_view deps_key = text_field(format, TextKind::kDep)->text.key;
     Insn insn;
     IsaLayout::set(insn, Field::kOpcode, uint64_t(op));
-    bool has_mem = false, has_alu = false, has_tensor = false, has_imm = false,
-         has_unused_imm = false;
+    bool has_named = false, has_word = false, has_value = false, has_unused_value = false;
     std::vector<std::string_view> seen;
     auto mark = [&](std::string_view key, std::string_view token) {
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
@@ -140,51 +154,37 @@ class LineAssembler {
       const std::string_view tok = tokens[t];
       const size_t eq = tok.find('=');
       if (eq == std::string_view::npos) {
-        // Bare words: a memory type, an ALU opcode, or the tensor operand.
-        if (format == Format::kMem) {
-          const std::optional<uint8_t> id = mem_id(tok);
-          if (!id) {
-            fail(tok, "unknown memory type; expected UOP, WGT, INP, ACC, OUT, ACC_8BIT or mem=N");
+        // Bare words: the operand's word (tensor), or a name of the named field.
+        if (operand != nullptr && tok == operand->text.word) {
+          mark(tok, tok);
+          has_word = true;
+          continue;
+        }
+        if (named != nullptr) {
+          const TextForm& nt = named->text;
+          const auto name = std::find(nt.names, nt.names + nt.num_names, tok);
+          if (name == nt.names + nt.num_names) {
+            fail(tok, fmt::format("unknown {}; expected {}", nt.noun, name_list(nt)));
           }
-          mark("mem", tok);
-          has_mem = true;
-          set_field(insn, format, Field::kMemoryType, *id, tok);
-          continue;
-        }
-        if (format == Format::kAlu && tok == "tensor") {
-          mark("tensor", tok);
-          has_tensor = true;
-          continue;
-        }
-        if (format == Format::kAlu) {
-          const std::optional<uint8_t> alu = alu_op(tok);
-          if (!alu) fail(tok, "unknown ALU opcode; expected MIN, MAX, ADD, SHR, MUL or alu=N");
-          mark("alu", tok);
-          has_alu = true;
-          set_field(insn, format, Field::kAluOpcode, *alu, tok);
+          mark(nt.key, tok);
+          has_named = true;
+          set_field(insn, format, named->id, uint64_t(name - nt.names), tok);
           continue;
         }
         fail(tok, fmt::format("expected key=value; {} takes {}", opcode_name(op), key_list(format)));
       }
       const std::string_view key = tok.substr(0, eq), value = tok.substr(eq + 1);
       if (value.empty()) fail(tok, fmt::format("{} has no value", key));
-      if (key == "deps") {
+      if (key == deps_key) {
         mark(key, tok);
-        set_deps(insn, value, tok);
+        set_deps(insn, format, deps_key, value, tok);
         continue;
       }
-      if (format == Format::kAlu && (key == "imm" || key == "unused_imm")) {
-        mark("imm", tok);
-        (key == "imm" ? has_imm : has_unused_imm) = true;
-        const std::optional<int64_t> v = parse_int(value);
-        if (!v) fail(tok, fmt::format("{} must be an integer", key));
-        const FieldDesc& d = layout_.field(format, Field::kImm);
-        const int64_t lo = -(int64_t(1) << (d.width - 1)), hi = (int64_t(1) << (d.width - 1)) - 1;
-        if (*v < lo || *v > hi) {
-          fail(tok, fmt::format("field imm = {} does not fit {} signed bits [{}, {}]", *v, d.width,
-                                lo, hi));
-        }
-        IsaLayout::set(insn, Field::kImm, uint64_t(*v));
+      if (operand_value != nullptr &&
+          (key == operand_value->text.key || key == operand_value->text.word)) {
+        mark(operand_value->text.key, tok);
+        (key == operand_value->text.key ? has_value : has_unused_value) = true;
+        set_signed_field(insn, format, operand_value->id, value, key, tok);
         continue;
       }
       const auto& specs = key_specs(format);
@@ -195,8 +195,7 @@ class LineAssembler {
                               key_list(format)));
       }
       mark(key, tok);
-      has_mem |= key == "mem";
-      has_alu |= key == "alu";
+      has_named |= named != nullptr && spec->first == named->id;
       if (spec->sep == 0) {
         set_field(insn, format, spec->first, number(value, tok), tok);
       } else {
@@ -209,19 +208,23 @@ class LineAssembler {
       }
     }
     const std::string_view mnemonic = tokens[0];
-    if (format == Format::kMem && !has_mem) {
-      fail(mnemonic, fmt::format("{} needs a memory type (UOP, WGT, INP, ACC, OUT, ACC_8BIT or "
-                                 "mem=N)",
-                                 mnemonic));
+    if (named != nullptr && !has_named) {
+      fail(mnemonic, fmt::format("{} needs {} ({})", mnemonic, named->text.needs,
+                                 name_list(named->text)));
     }
-    if (format == Format::kAlu) {
-      if (!has_alu) fail(mnemonic, "ALU needs an opcode (MIN, MAX, ADD, SHR, MUL or alu=N)");
-      if (has_tensor && has_imm) {
-        fail(mnemonic, "ALU has both 'tensor' and imm=N; an immediate operand is imm=N alone");
+    if (operand != nullptr) {
+      const std::string_view word = operand->text.word, vkey = operand_value->text.key;
+      if (has_word && has_value) {
+        fail(mnemonic, fmt::format("{} has both '{}' and {}=N; an immediate operand is {}=N alone",
+                                   mnemonic, word, vkey, vkey));
       }
-      if (has_unused_imm && !has_tensor) fail(mnemonic, "unused_imm=N only goes with 'tensor'");
-      if (!has_tensor && !has_imm) fail(mnemonic, "ALU needs an operand: imm=N or tensor");
-      IsaLayout::set(insn, Field::kUseImm, has_imm ? 1 : 0);
+      if (has_unused_value && !has_word) {
+        fail(mnemonic, fmt::format("{}=N only goes with '{}'", operand_value->text.word, word));
+      }
+      if (!has_word && !has_value) {
+        fail(mnemonic, fmt::format("{} needs an operand: {}=N or {}", mnemonic, vkey, word));
+      }
+      IsaLayout::set(insn, operand->id, has_value ? 1 : 0);
     }
     try {
       return layout_.encode(insn);
@@ -283,37 +286,38 @@ class LineAssembler {
     IsaLayout::set(insn, f, v);
   }
 
-  void set_deps(Insn& insn, std::string_view value, std::string_view tok) const {
+  // A signed field's value (imm=N), range-checked against its width.
+  void set_signed_field(Insn& insn, Format format, Field f, std::string_view value,
+                        std::string_view key, std::string_view tok) const {
+    const std::optional<int64_t> v = parse_int(value);
+    if (!v) fail(tok, fmt::format("{} must be an integer", key));
+    const FieldDesc& d = layout_.field(format, f);
+    const int64_t lo = -(int64_t(1) << (d.width - 1)), hi = (int64_t(1) << (d.width - 1)) - 1;
+    if (*v < lo || *v > hi) {
+      fail(tok, fmt::format("field {} = {} does not fit {} signed bits [{}, {}]", d.name, *v,
+                            d.width, lo, hi));
+    }
+    IsaLayout::set(insn, f, uint64_t(*v));
+  }
+
+  // deps=none or flags joined by '+'.
+  void set_deps(Insn& insn, Format format, std::string_view key, std::string_view value,
+                std::string_view tok) const {
     if (value == "none") return;
     for (std::string_view dep : split(value, '+')) {
-      if (dep == "pop_prev") {
-        insn.pop_prev = true;
-      } else if (dep == "pop_next") {
-        insn.pop_next = true;
-      } else if (dep == "push_prev") {
-        insn.push_prev = true;
-      } else if (dep == "push_next") {
-        insn.push_next = true;
-      } else {
-        fail(tok, fmt::format("unknown dependency '{}'; deps= takes none or pop_prev, pop_next, "
-                              "push_prev, push_next joined by '+'",
-                              dep));
+      const FieldInfo* flag = nullptr;
+      std::string flags;
+      for (const FieldInfo& d : kFields) {
+        if (!d.in(format) || d.text.kind != TextKind::kDep) continue;
+        if (dep == d.text.word) flag = &d;
+        flags += fmt::format("{}{}", flags.empty() ? "" : ", ", d.text.word);
       }
+      if (flag == nullptr) {
+        fail(tok, fmt::format("unknown dependency '{}'; {}= takes none or {} joined by '+'", dep,
+                              key, flags));
+      }
+      IsaLayout::set(insn, flag->id, 1);
     }
-  }
-
-  static std::optional<uint8_t> mem_id(std::string_view s) {
-    for (uint8_t id = 0; id < kNumMemIds; ++id) {
-      if (s == mem_id_name(id)) return id;
-    }
-    return std::nullopt;
-  }
-
-  static std::optional<uint8_t> alu_op(std::string_view s) {
-    for (uint8_t op = 0; op < kNumAluOps; ++op) {
-      if (s == alu_op_name(op)) return op;
-    }
-    return std::nullopt;
   }
 
   const IsaLayout& layout_;
@@ -344,16 +348,9 @@ Assembled assemble(const IsaLayout& layout, std::string_view text, std::string_v
     const std::vector<std::string_view> tokens = tokenize(line);
     const std::string_view m = tokens[0];
     LineAssembler a(layout, source, line_no);
-    if (m == "LOAD") {
-      out.insns.push_back(a.instruction(Opcode::kLoad, tokens));
-    } else if (m == "STORE") {
-      out.insns.push_back(a.instruction(Opcode::kStore, tokens));
-    } else if (m == "GEMM") {
-      out.insns.push_back(a.instruction(Opcode::kGemm, tokens));
-    } else if (m == "ALU") {
-      out.insns.push_back(a.instruction(Opcode::kAlu, tokens));
-    } else if (m == "FINISH") {
-      out.insns.push_back(a.instruction(Opcode::kFinish, tokens));
+    const auto opcode = std::find(std::begin(kOpcodeNames), std::end(kOpcodeNames), m);
+    if (opcode != std::end(kOpcodeNames)) {
+      out.insns.push_back(a.instruction(Opcode(opcode - std::begin(kOpcodeNames)), tokens));
     } else if (m == "GEMM_UOP" || m == "ALU_UOP") {
       out.uops.push_back(a.uop(m == "GEMM_UOP", tokens));
     } else {

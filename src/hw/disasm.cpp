@@ -3,65 +3,63 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "hw/isa_fields.h"
 
 namespace tauvta::hw {
-namespace {
 
-std::string deps_text(const Insn& i) {
-  std::string s;
-  auto add = [&](bool on, const char* name) {
-    if (!on) return;
-    if (!s.empty()) s += '+';
-    s += name;
-  };
-  add(i.pop_prev, "pop_prev");
-  add(i.pop_next, "pop_next");
-  add(i.push_prev, "push_prev");
-  add(i.push_next, "push_next");
-  return s.empty() ? "none" : s;
-}
-
-// Memory ids past ACC_8BIT have no name; they print as mem=N so the bits survive a round trip.
-std::string mem_text(uint8_t id) {
-  return id < kNumMemIds ? mem_id_name(id) : fmt::format("mem={}", id);
-}
-
-std::string alu_op_text(uint8_t op) {
-  return op < kNumAluOps ? alu_op_name(op) : fmt::format("alu={}", op);
-}
-
-std::string loop_text(const Insn& i) {
-  return fmt::format("reset={} uop={}:{} iter={}x{} dst={},{} src={},{}", int(i.reset), i.uop_bgn,
-                     i.uop_end, i.iter_out, i.iter_in, i.dst_factor_out, i.dst_factor_in,
-                     i.src_factor_out, i.src_factor_in);
-}
-
-}  // namespace
-
+// The line is built from the rows of isa_fields.def the instruction's format holds: the mnemonic,
+// then the bare words (a named value such as INP or MAX, then the ALU operand), then the key=value
+// tokens, then deps=, each group in row order.
 std::string disassemble(const Insn& i) {
-  switch (i.opcode) {
-    case Opcode::kLoad:
-    case Opcode::kStore:
-      return fmt::format(
-          "{} {} sram_base={} dram_base={} y_size={} x_size={} x_stride={} y_pad={},{} "
-          "x_pad={},{} deps={}",
-          opcode_name(i.opcode), mem_text(i.memory_type), i.sram_base, i.dram_base, i.y_size,
-          i.x_size, i.x_stride, i.y_pad_0, i.y_pad_1, i.x_pad_0, i.x_pad_1, deps_text(i));
-    case Opcode::kGemm:
-      return fmt::format("GEMM {} wgt={},{} deps={}", loop_text(i), i.wgt_factor_out,
-                         i.wgt_factor_in, deps_text(i));
-    case Opcode::kAlu: {
-      // use_imm selects the operand form; an immediate left in the bits of a tensor ALU
-      // instruction is kept as unused_imm so the encoding is rebuilt exactly.
-      std::string operand = i.use_imm ? fmt::format("imm={}", i.imm) : std::string("tensor");
-      if (!i.use_imm && i.imm != 0) operand += fmt::format(" unused_imm={}", i.imm);
-      return fmt::format("ALU {} {} {} deps={}", alu_op_text(i.alu_opcode), operand, loop_text(i),
-                         deps_text(i));
+  if (uint8_t(i.opcode) >= kNumOpcodes) return fmt::format("OPCODE? opcode={}", int(i.opcode));
+  const Format format = format_of(i.opcode);
+  auto value = [&](const FieldInfo& f) { return IsaLayout::get(i, f.id); };
+  auto number = [&](const FieldInfo& f) {
+    return f.is_signed() ? fmt::format("{}", int64_t(value(f))) : fmt::format("{}", value(f));
+  };
+  auto next = [](const FieldInfo& f) -> const FieldInfo& { return kFields[size_t(f.id) + 1]; };
+  std::string s = opcode_name(i.opcode);
+  for (const FieldInfo& f : kFields) {
+    if (!f.in(format)) continue;
+    const TextForm& t = f.text;
+    if (t.kind == TextKind::kNamed) {
+      // Ids without a name print as key=N so the bits survive a round trip.
+      const uint64_t v = value(f);
+      s += v < uint64_t(t.num_names) ? fmt::format(" {}", t.names[v])
+                                     : fmt::format(" {}={}", t.key, v);
+    } else if (t.kind == TextKind::kOperand) {
+      // The operand bit selects the form; a value left in the bits of the word form is kept as
+      // unused_key=N so the encoding is rebuilt exactly.
+      const TextForm& vt = next(f).text;
+      const int64_t v = int64_t(value(next(f)));
+      if (value(f) != 0) {
+        s += fmt::format(" {}={}", vt.key, v);
+      } else {
+        s += fmt::format(" {}", t.word);
+        if (v != 0) s += fmt::format(" {}={}", vt.word, v);
+      }
     }
-    case Opcode::kFinish:
-      return fmt::format("FINISH deps={}", deps_text(i));
   }
-  return fmt::format("OPCODE? opcode={}", int(i.opcode));
+  for (const FieldInfo& f : kFields) {
+    if (!f.in(format)) continue;
+    const TextForm& t = f.text;
+    if (t.kind == TextKind::kValue) {
+      s += fmt::format(" {}={}", t.key, number(f));
+    } else if (t.kind == TextKind::kPairFirst) {
+      s += fmt::format(" {}={}{}{}", t.key, number(f), t.sep, number(next(f)));
+    }
+  }
+  std::string deps;
+  const char* group = "";
+  for (const FieldInfo& f : kFields) {
+    if (!f.in(format) || f.text.kind != TextKind::kDep) continue;
+    group = f.text.key;
+    if (value(f) == 0) continue;
+    if (!deps.empty()) deps += '+';
+    deps += f.text.word;
+  }
+  s += fmt::format(" {}={}", group, deps.empty() ? "none" : deps);
+  return s;
 }
 
 std::string disassemble_gemm_uop(const Uop& u) {

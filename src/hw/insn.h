@@ -1,9 +1,11 @@
 // Decoded VTA instructions and micro-ops: plain values the simulator, the runtime and the
-// assembler share. The bit layout lives in isa_layout.h; this file only names things.
+// assembler share. The fields are declared in isa_fields.def, the bit layout in isa_layout.h;
+// this file only names things.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 
 namespace tauvta::hw {
 
@@ -15,9 +17,25 @@ inline constexpr int kNumOpcodes = 5;
 inline constexpr int kNumMemIds = 6;
 inline constexpr int kNumAluOps = 5;
 
+// The names of the values above, indexed by value (the field table and the assembler read them).
+inline constexpr const char* kOpcodeNames[kNumOpcodes] = {"LOAD", "STORE", "GEMM", "FINISH", "ALU"};
+inline constexpr const char* kMemIdNames[kNumMemIds] = {"UOP", "WGT", "INP", "ACC", "OUT",
+                                                        "ACC_8BIT"};
+inline constexpr const char* kAluOpNames[kNumAluOps] = {"MIN", "MAX", "ADD", "SHR", "MUL"};
+
 const char* opcode_name(Opcode op);  // "LOAD", "STORE", ...
 const char* mem_id_name(uint8_t id);  // "UOP", "WGT", ... or "MEM?" for ids past ACC_8BIT
 const char* alu_op_name(uint8_t op);  // "MIN", ... or "ALU?"
+
+// Members start at 0, except that a default Insn is FINISH (an instruction that does nothing).
+template <class T>
+constexpr T insn_default() {
+  if constexpr (std::is_same_v<T, Opcode>) {
+    return Opcode::kFinish;
+  } else {
+    return T{};
+  }
+}
 
 // One 128-bit instruction as it sits in DRAM (little-endian words).
 struct RawInsn {
@@ -27,23 +45,11 @@ struct RawInsn {
 };
 static_assert(sizeof(RawInsn) == 16);
 
-// Every field of every format; a given opcode uses a subset (see isa_layout.h).
+// Every field of every format, one member per row of isa_fields.def (in its order); a given
+// opcode uses a subset (see isa_layout.h). Signed fields hold the sign-extended value.
 struct Insn {
-  Opcode opcode = Opcode::kFinish;
-  bool pop_prev = false, pop_next = false, push_prev = false, push_next = false;
-  // LOAD / STORE
-  uint8_t memory_type = 0;
-  uint32_t sram_base = 0, dram_base = 0;
-  uint32_t y_size = 0, x_size = 0, x_stride = 0;
-  uint8_t y_pad_0 = 0, y_pad_1 = 0, x_pad_0 = 0, x_pad_1 = 0;
-  // GEMM / ALU
-  bool reset = false;
-  uint32_t uop_bgn = 0, uop_end = 0, iter_out = 0, iter_in = 0;
-  uint32_t dst_factor_out = 0, dst_factor_in = 0, src_factor_out = 0, src_factor_in = 0;
-  uint32_t wgt_factor_out = 0, wgt_factor_in = 0;  // GEMM only
-  uint8_t alu_opcode = 0;                          // ALU only
-  bool use_imm = false;
-  int32_t imm = 0;  // sign-extended from 16 bits
+#define TAUVTA_ISA_FIELD(Id, member, Type, ...) Type member = insn_default<Type>();
+#include "hw/isa_fields.def"
 
   bool is_mem() const { return opcode == Opcode::kLoad || opcode == Opcode::kStore; }
   friend bool operator==(const Insn&, const Insn&) = default;

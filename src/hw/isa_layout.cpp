@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -11,84 +12,30 @@
 namespace tauvta::hw {
 namespace {
 
-struct FieldSpec {
-  Field field;
-  const char* name;
-  int width;
-  bool is_signed = false;
-};
-
-// Fields in declaration order; widths from the config. This is the whole ISA.
-std::vector<FieldSpec> field_specs(Format f, const HwConfig& c) {
+// The C bit-field rule of hw_spec.h's uint64_t structs: a format's fields (the rows of
+// isa_fields.def it holds, in order) are placed from bit 0 up, and a field that would straddle
+// bit 64 starts at bit 64.
+std::vector<FieldDesc> place(Format f, const HwConfig& c, const std::string& source) {
   const int U = c.log_uop_depth(), A = c.log_acc_depth(), I = c.log_inp_depth(),
             W = c.log_wgt_depth();
-  std::vector<FieldSpec> s = {{Field::kOpcode, "opcode", 3},
-                              {Field::kPopPrev, "pop_prev_dep", 1},
-                              {Field::kPopNext, "pop_next_dep", 1},
-                              {Field::kPushPrev, "push_prev_dep", 1},
-                              {Field::kPushNext, "push_next_dep", 1}};
-  auto loop_fields = [&] {
-    s.insert(s.end(), {{Field::kReset, "reset_reg", 1},
-                       {Field::kUopBgn, "uop_bgn", U},
-                       {Field::kUopEnd, "uop_end", U + 1},
-                       {Field::kIterOut, "iter_out", 14},
-                       {Field::kIterIn, "iter_in", 14},
-                       {Field::kDstFactorOut, "dst_factor_out", A},
-                       {Field::kDstFactorIn, "dst_factor_in", A}});
-  };
-  switch (f) {
-    case Format::kMem:
-      s.insert(s.end(), {{Field::kMemoryType, "memory_type", 3},
-                         {Field::kSramBase, "sram_base", 16},
-                         {Field::kDramBase, "dram_base", 32},
-                         {Field::kYSize, "y_size", 16},
-                         {Field::kXSize, "x_size", 16},
-                         {Field::kXStride, "x_stride", 16},
-                         {Field::kYPad0, "y_pad_0", 4},
-                         {Field::kYPad1, "y_pad_1", 4},
-                         {Field::kXPad0, "x_pad_0", 4},
-                         {Field::kXPad1, "x_pad_1", 4}});
-      break;
-    case Format::kGemm:
-      loop_fields();
-      s.insert(s.end(), {{Field::kSrcFactorOut, "src_factor_out", I},
-                         {Field::kSrcFactorIn, "src_factor_in", I},
-                         {Field::kWgtFactorOut, "wgt_factor_out", W},
-                         {Field::kWgtFactorIn, "wgt_factor_in", W}});
-      break;
-    case Format::kAlu:
-      loop_fields();
-      s.insert(s.end(), {{Field::kSrcFactorOut, "src_factor_out", A},
-                         {Field::kSrcFactorIn, "src_factor_in", A},
-                         {Field::kAluOpcode, "alu_opcode", 3},
-                         {Field::kUseImm, "use_imm", 1},
-                         {Field::kImm, "imm", 16, true}});
-      break;
-    case Format::kFinish:
-      break;
-  }
-  return s;
-}
-
-// The C bit-field rule of hw_spec.h's uint64_t structs: a field that would straddle bit 64
-// starts at bit 64.
-std::vector<FieldDesc> place(Format f, const HwConfig& c, const std::string& source) {
   std::vector<FieldDesc> out;
   int pos = 0;
-  for (const FieldSpec& s : field_specs(f, c)) {
-    if (s.width > 64 || s.width < 0) {
+  for (const FieldInfo& s : kFields) {
+    if (!s.in(f)) continue;
+    const int width = s.width[size_t(f)].eval(U, A, I, W);
+    if (width > 64 || width < 0) {
       throw Error(fmt::format("{}: {} field {} would be {} bits wide", source, format_name(f),
-                              s.name, s.width));
+                              s.name, width));
     }
-    if (pos < 64 && pos + s.width > 64) pos = 64;
-    if (pos + s.width > 128) {
+    if (pos < 64 && pos + width > 64) pos = 64;
+    if (pos + width > 128) {
       throw Error(fmt::format(
           "{}: config {} cannot be encoded: {} instruction field {} ({} bits) ends at bit {}, past "
           "the 128-bit instruction (reduce a buffer size)",
-          source, c.name(), format_name(f), s.name, s.width, pos + s.width));
+          source, c.name(), format_name(f), s.name, width, pos + width));
     }
-    out.push_back({s.field, s.name, pos, s.width, s.is_signed});
-    pos += s.width;
+    out.push_back({s.id, s.name, pos, width, s.is_signed()});
+    pos += width;
   }
   return out;
 }
@@ -100,6 +47,120 @@ void deposit(RawInsn& r, int lsb, int width, uint64_t v) {
   } else {
     r.lo |= v << lsb;
   }
+}
+
+constexpr uint64_t low_mask(int width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
+
+// Conversions between an Insn member and its field's bits, chosen by the member's type and the
+// field's row, so that get, set, encode, fits and decode below are each one line per row of
+// isa_fields.def, expanded at compile time (decode and encode stay straight-line code).
+
+// As get() returns it: an unsigned bit pattern, signed values sign-extended to 64 bits.
+template <class T>
+constexpr uint64_t bits_of(T v) {
+  if constexpr (std::is_enum_v<T>) {
+    return uint64_t(std::underlying_type_t<T>(v));
+  } else if constexpr (std::is_signed_v<T>) {
+    return uint64_t(int64_t(v));
+  } else {
+    return uint64_t(v);
+  }
+}
+
+// As set() and decode store it: signed fields sign-extend from their (constant) width.
+template <Field F, class T>
+constexpr T member_of(uint64_t v) {
+  if constexpr (field_info(F).is_signed()) {
+    constexpr int w = constant_width(F);
+    return T(int64_t(v << (64 - w)) >> (64 - w));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v != 0;
+  } else {
+    return T(v);
+  }
+}
+
+// The bits encode packs: signed values cut to their field's width.
+template <Field F, class T>
+constexpr uint64_t encode_bits(T v) {
+  if constexpr (field_info(F).is_signed()) {
+    return bits_of(v) & low_mask(constant_width(F));
+  } else {
+    return bits_of(v);
+  }
+}
+
+// Whether a signed value is within its field's range (unsigned ones are checked by mask).
+template <Field F, class T>
+constexpr bool in_signed_range(T v) {
+  if constexpr (field_info(F).is_signed()) {
+    constexpr int64_t half = int64_t(1) << (constant_width(F) - 1);
+    return int64_t(v) >= -half && int64_t(v) < half;
+  } else {
+    return true;
+  }
+}
+
+// Every Insn member holds every value its field can have: a variable width (a log2 depth, far
+// below 32 for any config HwConfig accepts) needs 32 bits.
+template <class T>
+constexpr int member_bits() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return 1;
+  } else {
+    return int(8 * sizeof(T)) - (std::is_signed_v<T> ? 1 : 0);
+  }
+}
+constexpr bool member_holds(Field f, int bits) {
+  for (const WidthRule& w : field_info(f).width) {
+    if (w.present() && (w.constant() ? w.plus - (w.is_signed ? 1 : 0) > bits : bits < 32)) {
+      return false;
+    }
+  }
+  return true;
+}
+#define TAUVTA_ISA_FIELD(Id, member, Type, ...)                                    \
+  static_assert(member_holds(Field::k##Id, member_bits<decltype(Insn::member)>()), \
+                "Insn::" #member " is too narrow for its field");
+#include "hw/isa_fields.def"
+
+// Decode and fits handle the fields every format has first, then switch on the format for the
+// rest: work done before the switch overlaps a mispredicted branch to it, which measured faster
+// than one fully specialised path per format. kShared names that first group.
+constexpr int kShared = -1;
+constexpr bool in_group(int group, Field f) {
+  bool everywhere = true;
+  for (int k = 0; k < kNumFormats; ++k) everywhere &= has_field(Format(k), f);
+  return group == kShared ? everywhere : !everywhere && has_field(Format(group), f);
+}
+
+// The fields of a group from the instruction's two words, one statement per field (`pos` is
+// IsaLayout's position table for the instruction's format).
+template <int Group, class Pos>
+void decode_group(Insn& insn, const uint64_t (&words)[2], const Pos& pos) {
+#define TAUVTA_ISA_FIELD(Id, member, ...)                                                     \
+  if constexpr (in_group(Group, Field::k##Id)) {                                            \
+    const auto& p = pos[size_t(Field::k##Id)];                                              \
+    insn.member =                                                                           \
+        member_of<Field::k##Id, decltype(insn.member)>((words[p.word] >> p.shift) & p.mask); \
+  }
+#include "hw/isa_fields.def"
+}
+
+// Whether the fields of a group hold their values: unsigned ones up to `max` (the format's
+// largest value per field), signed ones by range. '&' rather than '&&' keeps it branch-free.
+template <int Group, class Max>
+bool group_fits(const Insn& insn, const Max& max) {
+  bool good = true;
+#define TAUVTA_ISA_FIELD(Id, member, ...)                                 \
+  if constexpr (!in_group(Group, Field::k##Id)) {                         \
+  } else if constexpr (field_info(Field::k##Id).is_signed()) {            \
+    good &= in_signed_range<Field::k##Id>(insn.member);                   \
+  } else {                                                                \
+    good &= bits_of(insn.member) <= max[size_t(Field::k##Id)];            \
+  }
+#include "hw/isa_fields.def"
+  return good;
 }
 
 }  // namespace
@@ -121,19 +182,12 @@ const char* format_name(Format f) {
 }
 
 const char* opcode_name(Opcode op) {
-  static const char* names[] = {"LOAD", "STORE", "GEMM", "FINISH", "ALU"};
-  return uint8_t(op) < kNumOpcodes ? names[uint8_t(op)] : "OPCODE?";
+  return uint8_t(op) < kNumOpcodes ? kOpcodeNames[uint8_t(op)] : "OPCODE?";
 }
 
-const char* mem_id_name(uint8_t id) {
-  static const char* names[] = {"UOP", "WGT", "INP", "ACC", "OUT", "ACC_8BIT"};
-  return id < kNumMemIds ? names[id] : "MEM?";
-}
+const char* mem_id_name(uint8_t id) { return id < kNumMemIds ? kMemIdNames[id] : "MEM?"; }
 
-const char* alu_op_name(uint8_t op) {
-  static const char* names[] = {"MIN", "MAX", "ADD", "SHR", "MUL"};
-  return op < kNumAluOps ? names[op] : "ALU?";
-}
+const char* alu_op_name(uint8_t op) { return op < kNumAluOps ? kAluOpNames[op] : "ALU?"; }
 
 const char* module_name(Module m) {
   static const char* names[] = {"load", "compute", "store"};
@@ -175,35 +229,9 @@ const FieldDesc& IsaLayout::field(Format f, Field id) const {
 
 uint64_t IsaLayout::get(const Insn& i, Field f) {
   switch (f) {
-    case Field::kOpcode: return uint8_t(i.opcode);
-    case Field::kPopPrev: return i.pop_prev;
-    case Field::kPopNext: return i.pop_next;
-    case Field::kPushPrev: return i.push_prev;
-    case Field::kPushNext: return i.push_next;
-    case Field::kMemoryType: return i.memory_type;
-    case Field::kSramBase: return i.sram_base;
-    case Field::kDramBase: return i.dram_base;
-    case Field::kYSize: return i.y_size;
-    case Field::kXSize: return i.x_size;
-    case Field::kXStride: return i.x_stride;
-    case Field::kYPad0: return i.y_pad_0;
-    case Field::kYPad1: return i.y_pad_1;
-    case Field::kXPad0: return i.x_pad_0;
-    case Field::kXPad1: return i.x_pad_1;
-    case Field::kReset: return i.reset;
-    case Field::kUopBgn: return i.uop_bgn;
-    case Field::kUopEnd: return i.uop_end;
-    case Field::kIterOut: return i.iter_out;
-    case Field::kIterIn: return i.iter_in;
-    case Field::kDstFactorOut: return i.dst_factor_out;
-    case Field::kDstFactorIn: return i.dst_factor_in;
-    case Field::kSrcFactorOut: return i.src_factor_out;
-    case Field::kSrcFactorIn: return i.src_factor_in;
-    case Field::kWgtFactorOut: return i.wgt_factor_out;
-    case Field::kWgtFactorIn: return i.wgt_factor_in;
-    case Field::kAluOpcode: return i.alu_opcode;
-    case Field::kUseImm: return i.use_imm;
-    case Field::kImm: return uint64_t(int64_t(i.imm));
+#define TAUVTA_ISA_FIELD(Id, member, ...) \
+  case Field::k##Id: return bits_of(i.member);
+#include "hw/isa_fields.def"
     case Field::kCount: break;
   }
   throw InternalError("IsaLayout::get: bad field");
@@ -211,35 +239,11 @@ uint64_t IsaLayout::get(const Insn& i, Field f) {
 
 void IsaLayout::set(Insn& i, Field f, uint64_t v) {
   switch (f) {
-    case Field::kOpcode: i.opcode = Opcode(v); return;
-    case Field::kPopPrev: i.pop_prev = v != 0; return;
-    case Field::kPopNext: i.pop_next = v != 0; return;
-    case Field::kPushPrev: i.push_prev = v != 0; return;
-    case Field::kPushNext: i.push_next = v != 0; return;
-    case Field::kMemoryType: i.memory_type = uint8_t(v); return;
-    case Field::kSramBase: i.sram_base = uint32_t(v); return;
-    case Field::kDramBase: i.dram_base = uint32_t(v); return;
-    case Field::kYSize: i.y_size = uint32_t(v); return;
-    case Field::kXSize: i.x_size = uint32_t(v); return;
-    case Field::kXStride: i.x_stride = uint32_t(v); return;
-    case Field::kYPad0: i.y_pad_0 = uint8_t(v); return;
-    case Field::kYPad1: i.y_pad_1 = uint8_t(v); return;
-    case Field::kXPad0: i.x_pad_0 = uint8_t(v); return;
-    case Field::kXPad1: i.x_pad_1 = uint8_t(v); return;
-    case Field::kReset: i.reset = v != 0; return;
-    case Field::kUopBgn: i.uop_bgn = uint32_t(v); return;
-    case Field::kUopEnd: i.uop_end = uint32_t(v); return;
-    case Field::kIterOut: i.iter_out = uint32_t(v); return;
-    case Field::kIterIn: i.iter_in = uint32_t(v); return;
-    case Field::kDstFactorOut: i.dst_factor_out = uint32_t(v); return;
-    case Field::kDstFactorIn: i.dst_factor_in = uint32_t(v); return;
-    case Field::kSrcFactorOut: i.src_factor_out = uint32_t(v); return;
-    case Field::kSrcFactorIn: i.src_factor_in = uint32_t(v); return;
-    case Field::kWgtFactorOut: i.wgt_factor_out = uint32_t(v); return;
-    case Field::kWgtFactorIn: i.wgt_factor_in = uint32_t(v); return;
-    case Field::kAluOpcode: i.alu_opcode = uint8_t(v); return;
-    case Field::kUseImm: i.use_imm = v != 0; return;
-    case Field::kImm: i.imm = int32_t(int16_t(uint16_t(v))); return;
+#define TAUVTA_ISA_FIELD(Id, member, ...)                            \
+  case Field::k##Id:                                               \
+    i.member = member_of<Field::k##Id, decltype(i.member)>(v); \
+    return;
+#include "hw/isa_fields.def"
     case Field::kCount: break;
   }
   throw InternalError("IsaLayout::set: bad field");
@@ -251,23 +255,22 @@ RawInsn IsaLayout::encode(const Insn& insn) const {
   }
   // Every field value gathered straight-line, then the format's fields packed from a compact
   // table (lowering encodes every instruction it emits, so this is on the compiler's and the
-  // tuner's path). A value outside its field or a signed immediate out of range takes the table
-  // walk below, which says what is wrong.
+  // tuner's path). A value outside its field or a signed value out of range (in any format: the
+  // check is cheaper than asking) takes the table walk below, which says what is wrong.
   const uint64_t v[size_t(Field::kCount)] = {
-      uint8_t(insn.opcode), insn.pop_prev, insn.pop_next, insn.push_prev, insn.push_next,
-      insn.memory_type, insn.sram_base, insn.dram_base, insn.y_size, insn.x_size, insn.x_stride,
-      insn.y_pad_0, insn.y_pad_1, insn.x_pad_0, insn.x_pad_1,
-      insn.reset, insn.uop_bgn, insn.uop_end, insn.iter_out, insn.iter_in,
-      insn.dst_factor_out, insn.dst_factor_in, insn.src_factor_out, insn.src_factor_in,
-      insn.wgt_factor_out, insn.wgt_factor_in,
-      insn.alu_opcode, insn.use_imm, uint64_t(uint16_t(int16_t(insn.imm)))};
+#define TAUVTA_ISA_FIELD(Id, member, ...) encode_bits<Field::k##Id>(insn.member),
+#include "hw/isa_fields.def"
+  };
+  bool in_range = true;
+#define TAUVTA_ISA_FIELD(Id, member, ...) in_range &= in_signed_range<Field::k##Id>(insn.member);
+#include "hw/isa_fields.def"
   uint64_t w[2] = {0, 0}, spill = 0;
   for (const PackField& f : pack_[size_t(format_of(insn.opcode))]) {
     const uint64_t x = v[f.field];
     spill |= x & ~f.mask;
     w[f.word] |= x << f.shift;
   }
-  if (spill == 0 && insn.imm >= -32768 && insn.imm <= 32767) return RawInsn{w[0], w[1]};
+  if (spill == 0 && in_range) return RawInsn{w[0], w[1]};
   return encode_fields(insn);
 }
 
@@ -275,29 +278,12 @@ bool IsaLayout::fits(const Insn& insn) const {
   if (uint8_t(insn.opcode) >= kNumOpcodes) return false;
   const Format format = format_of(insn.opcode);
   const auto& mx = max_[size_t(format)];
-  auto ok = [&](Field f, uint64_t v) { return v <= mx[size_t(f)]; };
-  bool good = ok(Field::kPopPrev, insn.pop_prev) & ok(Field::kPopNext, insn.pop_next) &
-              ok(Field::kPushPrev, insn.push_prev) & ok(Field::kPushNext, insn.push_next);
+  bool good = group_fits<kShared>(insn, mx);
   switch (format) {
-    case Format::kMem:
-      good &= ok(Field::kMemoryType, insn.memory_type) & ok(Field::kSramBase, insn.sram_base) &
-              ok(Field::kDramBase, insn.dram_base) & ok(Field::kYSize, insn.y_size) &
-              ok(Field::kXSize, insn.x_size) & ok(Field::kXStride, insn.x_stride) &
-              ok(Field::kYPad0, insn.y_pad_0) & ok(Field::kYPad1, insn.y_pad_1) &
-              ok(Field::kXPad0, insn.x_pad_0) & ok(Field::kXPad1, insn.x_pad_1);
-      break;
-    case Format::kGemm:
-    case Format::kAlu:
-      good &= ok(Field::kReset, insn.reset) & ok(Field::kUopBgn, insn.uop_bgn) & ok(Field::kUopEnd, insn.uop_end) &
-              ok(Field::kIterOut, insn.iter_out) & ok(Field::kIterIn, insn.iter_in) &
-              ok(Field::kDstFactorOut, insn.dst_factor_out) & ok(Field::kDstFactorIn, insn.dst_factor_in) &
-              ok(Field::kSrcFactorOut, insn.src_factor_out) & ok(Field::kSrcFactorIn, insn.src_factor_in) &
-              ok(Field::kWgtFactorOut, insn.wgt_factor_out) & ok(Field::kWgtFactorIn, insn.wgt_factor_in) &
-              ok(Field::kAluOpcode, insn.alu_opcode) & ok(Field::kUseImm, insn.use_imm);
-      if (format == Format::kAlu) good &= insn.imm >= -32768 && insn.imm <= 32767;
-      break;
-    case Format::kFinish:
-      break;
+    case Format::kMem: good &= group_fits<int(Format::kMem)>(insn, mx); break;
+    case Format::kGemm: good &= group_fits<int(Format::kGemm)>(insn, mx); break;
+    case Format::kAlu: good &= group_fits<int(Format::kAlu)>(insn, mx); break;
+    case Format::kFinish: good &= group_fits<int(Format::kFinish)>(insn, mx); break;
   }
   return good;
 }
@@ -331,51 +317,16 @@ Insn IsaLayout::decode(const RawInsn& raw, size_t index) const {
                             "LOAD 0, STORE 1, GEMM 2, FINISH 3, ALU 4",
                             index, op, raw.hi, raw.lo));
   }
+  const uint64_t words[2] = {raw.lo, raw.hi};  // fields never straddle bit 64
   const Format format = format_of(Opcode(op));
   const auto& pos = pos_[size_t(format)];
-  const uint64_t words[2] = {raw.lo, raw.hi};  // fields never straddle bit 64
-  auto get = [&](Field f) -> uint32_t {
-    const FieldPos& p = pos[size_t(f)];
-    return uint32_t((words[p.word] >> p.shift) & p.mask);
-  };
   Insn insn;
-  insn.opcode = Opcode(op);
-  insn.pop_prev = get(Field::kPopPrev) != 0;
-  insn.pop_next = get(Field::kPopNext) != 0;
-  insn.push_prev = get(Field::kPushPrev) != 0;
-  insn.push_next = get(Field::kPushNext) != 0;
+  decode_group<kShared>(insn, words, pos);
   switch (format) {
-    case Format::kMem:
-      insn.memory_type = uint8_t(get(Field::kMemoryType));
-      insn.sram_base = get(Field::kSramBase);
-      insn.dram_base = get(Field::kDramBase);
-      insn.y_size = get(Field::kYSize);
-      insn.x_size = get(Field::kXSize);
-      insn.x_stride = get(Field::kXStride);
-      insn.y_pad_0 = uint8_t(get(Field::kYPad0));
-      insn.y_pad_1 = uint8_t(get(Field::kYPad1));
-      insn.x_pad_0 = uint8_t(get(Field::kXPad0));
-      insn.x_pad_1 = uint8_t(get(Field::kXPad1));
-      break;
-    case Format::kGemm:
-    case Format::kAlu:
-      insn.reset = get(Field::kReset) != 0;
-      insn.uop_bgn = get(Field::kUopBgn);
-      insn.uop_end = get(Field::kUopEnd);
-      insn.iter_out = get(Field::kIterOut);
-      insn.iter_in = get(Field::kIterIn);
-      insn.dst_factor_out = get(Field::kDstFactorOut);
-      insn.dst_factor_in = get(Field::kDstFactorIn);
-      insn.src_factor_out = get(Field::kSrcFactorOut);
-      insn.src_factor_in = get(Field::kSrcFactorIn);
-      insn.wgt_factor_out = get(Field::kWgtFactorOut);  // 0 for ALU (mask 0)
-      insn.wgt_factor_in = get(Field::kWgtFactorIn);
-      insn.alu_opcode = uint8_t(get(Field::kAluOpcode));  // 0 for GEMM
-      insn.use_imm = get(Field::kUseImm) != 0;
-      insn.imm = int32_t(int16_t(uint16_t(get(Field::kImm))));
-      break;
-    case Format::kFinish:
-      break;
+    case Format::kMem: decode_group<int(Format::kMem)>(insn, words, pos); break;
+    case Format::kGemm: decode_group<int(Format::kGemm)>(insn, words, pos); break;
+    case Format::kAlu: decode_group<int(Format::kAlu)>(insn, words, pos); break;
+    case Format::kFinish: decode_group<int(Format::kFinish)>(insn, words, pos); break;
   }
   return insn;
 }

@@ -1,6 +1,6 @@
-// The ISA described once: a table of instruction and micro-op fields whose widths derive from a
-// HwConfig, placed by the C bit-field rule of VTA's hw_spec.h structs (ISA.md section 2).
-// Encoder, decoder, disassembler, assembler, docs and the simulator all read this table.
+// The instruction fields of isa_fields.def placed for a HwConfig by the C bit-field rule of VTA's
+// hw_spec.h structs (ISA.md section 2), and the micro-op fields. Encoder, decoder, disassembler,
+// assembler, docs and the simulator all read this layout.
 #pragma once
 
 #include <array>
@@ -11,21 +11,9 @@
 
 #include "hw/hw_config.h"
 #include "hw/insn.h"
+#include "hw/isa_fields.h"
 
 namespace tauvta::hw {
-
-enum class Field : uint8_t {
-  kOpcode, kPopPrev, kPopNext, kPushPrev, kPushNext,
-  kMemoryType, kSramBase, kDramBase, kYSize, kXSize, kXStride,
-  kYPad0, kYPad1, kXPad0, kXPad1,
-  kReset, kUopBgn, kUopEnd, kIterOut, kIterIn,
-  kDstFactorOut, kDstFactorIn, kSrcFactorOut, kSrcFactorIn, kWgtFactorOut, kWgtFactorIn,
-  kAluOpcode, kUseImm, kImm,
-  kCount
-};
-
-enum class Format : uint8_t { kMem, kGemm, kAlu, kFinish };
-inline constexpr int kNumFormats = 4;
 
 struct FieldDesc {
   Field field;
@@ -86,8 +74,8 @@ class IsaLayout {
     uint8_t field = 0, word = 0, shift = 0;
   };
   std::array<std::vector<PackField>, kNumFormats> pack_;  // each format's fields, for encode
-  // Largest value of every field per format (fields a format lacks: no limit); the signed
-  // immediate is checked by range.
+  // Largest value of every field per format (fields a format lacks: no limit); signed fields
+  // are checked by range.
   std::array<std::array<uint64_t, size_t(Field::kCount)>, kNumFormats> max_{};
   std::array<std::vector<FieldDesc>, kNumFormats> formats_;
   std::array<std::array<FieldPos, size_t(Field::kCount)>, kNumFormats> pos_{};
