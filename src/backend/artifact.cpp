@@ -2,11 +2,16 @@
 
 #include <cstring>
 #include <fstream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_parse.h"
 #include "hw/isa_layout.h"
 
 namespace tauvta::backend {
@@ -55,9 +60,15 @@ json tensor_json(const graph::Tensor& t, Blob& blob) {
 graph::Tensor tensor_from(const json& j, const BlobReader& r) {
   const int dt = j.at("dtype").get<int>();
   if (dt < 0 || dt >= graph::kNumDTypes) throw Error(fmt::format("{}: corrupted artifact: dtype {}", r.source, dt));
-  graph::Tensor t(graph::DType(dt), j.at("shape").get<graph::Shape>());
+  const graph::Shape shape = j.at("shape").get<graph::Shape>();
+  for (const int64_t d : shape) {
+    if (d < 0) throw Error(fmt::format("{}: corrupted artifact: a tensor of shape {}", r.source, graph::shape_string(shape)));
+  }
+  // The section's length against the shape before the tensor is allocated.
   const auto [p, n] = r.get(j);
-  if (n != t.byte_size()) throw Error(fmt::format("{}: corrupted artifact: a tensor of {} bytes holds {}", r.source, t.byte_size(), n));
+  const int64_t need = graph::tensor_bytes(graph::DType(dt), shape);  // saturates
+  if (n != uint64_t(need)) throw Error(fmt::format("{}: corrupted artifact: a tensor of {} bytes holds {}", r.source, need, n));
+  graph::Tensor t(graph::DType(dt), shape);
   if (n) std::memcpy(t.raw(), p, n);
   return t;
 }
@@ -144,6 +155,28 @@ graph::Graph graph_from(const json& j, const BlobReader& r) {
   }
   graph::verify(g);
   return g;
+}
+
+// The manifest's numbers are integers except under these keys. nlohmann converts a float read into
+// an integer field with a cast, undefined for one out of range (a layer's macs of 1e300), so a
+// float anywhere else is refused before any field is read. Iterative: the manifest comes from the
+// file.
+void check_manifest_numbers(const json& manifest, const std::string& source) {
+  static const std::set<std::string> float_keys = {"compile_seconds", "lower_seconds", "percentile", "float", "floats",
+                                                   "CLOCK_MHZ", "DRAM_BANDWIDTH_GBPS", "PEAK_GOPS"};
+  std::vector<std::pair<const json*, const std::string*>> todo = {{&manifest, nullptr}};
+  while (!todo.empty()) {
+    const auto [v, key] = todo.back();
+    todo.pop_back();
+    if (v->is_object()) {
+      for (auto it = v->begin(); it != v->end(); ++it) todo.emplace_back(&it.value(), &it.key());
+    } else if (v->is_array()) {
+      for (const json& e : *v) todo.emplace_back(&e, key);
+    } else if (v->is_number_float() && !(key && float_keys.count(*key))) {
+      throw Error(fmt::format("{}: corrupted artifact manifest: {} = {} is not an integer", source,
+                              key ? *key : std::string("a value"), v->dump()));
+    }
+  }
 }
 
 void put_u64(std::vector<uint8_t>& out, uint64_t v) {
@@ -289,7 +322,8 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
   }
   const BlobReader r{b.data() + blob_at + 8, blen, source};
   try {
-    const json m = json::parse(b.begin() + 20, b.begin() + int64_t(blob_at));
+    const json m = parse_json_bounded(source, b.begin() + 20, b.begin() + int64_t(blob_at));
+    check_manifest_numbers(m, source);
     CompiledNetwork net;
     net.config = hw::HwConfig::from_json(m.at("config"), source + " config");
     net.graph = graph_from(m.at("graph"), r);
@@ -318,7 +352,7 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
     for (const auto& [k, fs] : m.at("dram_values").items()) {
       for (const json& f : fs) {
         DramValue d;
-        d.shape = {f.at("shape")[0], f.at("shape")[1], f.at("shape")[2], f.at("shape")[3]};
+        d.shape = {f.at("shape").at(0), f.at("shape").at(1), f.at("shape").at(2), f.at("shape").at(3)};
         d.block = f.at("block");
         d.region = f.at("region");
         net.dram_values[k].push_back(d);
@@ -368,6 +402,15 @@ CompiledNetwork deserialize_network(const std::vector<uint8_t>& b, const std::st
     p.config = net.config;
     p.image_bytes = prog.at("image_bytes");
     p.alignment = prog.at("alignment");
+    // A board's DRAM image: VTA addresses DRAM with 32-bit element indices, so no program needs
+    // more than this; a larger value is a corrupted file, not a DRAM to reserve.
+    constexpr uint64_t kMaxImageBytes = uint64_t(1) << 40;
+    if (p.image_bytes > kMaxImageBytes) {
+      throw Error(fmt::format("{}: corrupted artifact: program image_bytes {} is over the 2^40-byte limit", source, p.image_bytes));
+    }
+    if (p.alignment == 0 || (p.alignment & (p.alignment - 1)) != 0 || p.alignment > (uint64_t(1) << 30)) {
+      throw Error(fmt::format("{}: corrupted artifact: program alignment {} is not a power of two up to 2^30", source, p.alignment));
+    }
     for (const json& l : prog.at("layers")) {
       lower::ProgramLayer pl{l.at("name"), l.at("first_stream"), l.at("streams"), l.at("insns"), {}};
       if (l.contains("patch_sites")) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/target_clones.h"
 #include "cpu/float_gemm.h"
 #include "cpu/float_ops_window.h"
 #include "cpu/op_registry.h"
@@ -30,7 +31,7 @@ void fill_bias(float* y, int64_t channels, int64_t plane, const float* bias) {
 
 // Depthwise (one input channel per group): a direct loop nest per output row. im2col + GEMM would
 // run a one-row GEMM per channel, which packs more than it multiplies.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane(const float* x, const float* w, float bias, const WindowGeometry& g, float* y) {
+TAUVTA_TARGET_CLONES("avx512f", "avx2", "default") void depthwise_plane(const float* x, const float* w, float bias, const WindowGeometry& g, float* y) {
   const int64_t OD = g.iter[0], OH = g.iter[1], OW = g.iter[2];
   const int64_t ID = g.target[0], IH = g.target[1], IW = g.target[2];
   const int64_t sw = g.stride[2];

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -140,9 +141,44 @@ void fix_legacy_prelu_slopes(onnx::ModelProto& m, int64_t opset) {
   }
 }
 
+// ONNX's version converter builds its IR from the graph assuming every name it meets is defined:
+// a graph output or node input that nothing defines crashes it (libonnx 1.13: a null producer
+// dereferenced in graphProtoToGraph), and it recurses into subgraphs. So those are refused first,
+// with the messages the importer gives for the same faults.
+void check_converter_input(const onnx::GraphProto& g, const std::string& source) {
+  std::set<std::string> defined;
+  for (const auto& i : g.input()) defined.insert(i.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& n : g.node()) {
+    for (const std::string& o : n.output()) defined.insert(o);
+  }
+  for (const auto& n : g.node()) {
+    const std::string node = fmt::format("node '{}' ({})", n.name(), n.op_type());
+    for (const std::string& i : n.input()) {
+      if (!i.empty() && !defined.count(i)) {
+        throw Error(fmt::format("{}: {}: input '{}' is not a graph input, an initializer or the output of any node",
+                                source, node, i));
+      }
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() || a.graphs_size() > 0) {
+        throw Error(fmt::format("{}: {}: attribute '{}' holds a subgraph; control flow is not supported", source,
+                                node, a.name()));
+      }
+    }
+  }
+  for (const auto& o : g.output()) {
+    if (!defined.count(o.name())) {
+      throw Error(fmt::format("{}: graph output '{}' is not a graph input, an initializer or the output of any node",
+                              source, o.name()));
+    }
+  }
+}
+
 // ONNX's own version converter (the adapters libonnx ships) takes the model to opset 9.
 onnx::ModelProto upgraded(const onnx::ModelProto& model, int64_t opset, const std::string& changed,
                           const std::string& source) {
+  check_converter_input(model.graph(), source);
   try {
     // The converter's adapters read input shapes; exporters of old opsets rarely recorded them.
     onnx::ModelProto with_shapes = model;

@@ -2,6 +2,7 @@
 // order) or in one typed repeated field chosen by the element type: float_data (FLOAT),
 // double_data (DOUBLE), int64_data (INT64), int32_data (INT32 and every narrower integer, BOOL).
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>  // with ONNX_ML=1 (set by the onnx_proto target): the onnx-ml messages
@@ -49,6 +50,16 @@ void copy_narrow_field(Tensor& t, const Field& f, const std::string& where) {
   }
 }
 
+// The typed field a dtype's values live in when there is no raw_data, and its length.
+std::pair<const char*, int64_t> typed_field_size(const onnx::TensorProto& p, DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return {"float_data", p.float_data_size()};
+    case DType::kFloat64: return {"double_data", p.double_data_size()};
+    case DType::kInt64: return {"int64_data", p.int64_data_size()};
+    default: return {"int32_data", p.int32_data_size()};  // INT32 and every narrower integer, BOOL
+  }
+}
+
 }  // namespace
 
 int onnx_elem_type(DType t) {
@@ -92,6 +103,22 @@ Tensor tensor_from_onnx(const onnx::TensorProto& p, const std::string& where) {
   Shape shape(p.dims().begin(), p.dims().end());
   for (int64_t d : shape) {
     if (d < 0) throw Error(fmt::format("{}: negative dimension in shape {}", where, shape_string(shape)));
+  }
+  // The declared shape against the data the proto holds, before the tensor is allocated: dims
+  // claiming terabytes over a few bytes of data are refused, not zero-filled.
+  if (p.has_raw_data()) {
+    const int64_t need = tensor_bytes(dtype, shape);  // saturates
+    if (int64_t(p.raw_data().size()) != need) {
+      throw Error(fmt::format("{}: raw_data has {} bytes, a {} tensor of shape {} needs {}", where, p.raw_data().size(),
+                              dtype_name(dtype), shape_string(shape), need));
+    }
+  } else {
+    const auto [field, have] = typed_field_size(p, dtype);
+    const int64_t need = tensor_bytes(DType::kUInt8, shape);  // the element count, saturating
+    if (have != need) {
+      throw Error(fmt::format("{}: {} holds {} values, the shape {} needs {}", where, field, have, shape_string(shape),
+                              need));
+    }
   }
   Tensor t(dtype, shape);
   const int64_t n = t.size();

@@ -25,9 +25,15 @@ size_t dtype_size(DType t) {
 bool dtype_is_integer(DType t) { return t != DType::kFloat32 && t != DType::kFloat64; }
 
 int64_t num_elements(const Shape& s) {
-  int64_t n = 1;
   for (int64_t d : s) {
     if (d < 0) throw Error(fmt::format("shape {} has an unknown dimension", shape_string(s)));
+    if (d == 0) return 0;  // empty, however large the other dimensions (their product may overflow)
+  }
+  int64_t n = 1;
+  for (int64_t d : s) {
+    if (n > std::numeric_limits<int64_t>::max() / d) {
+      throw Error(fmt::format("shape {} has more than 2^63 elements", shape_string(s)));
+    }
     n *= d;
   }
   return n;

@@ -1,6 +1,7 @@
 #include "hw/hw_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <functional>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_parse.h"
 #include "hw/isa_layout.h"
 
 namespace tauvta::hw {
@@ -105,8 +107,9 @@ void parse_timing(const json& t, const std::string& source, TimingParams& out) {
   if (!t.is_object()) throw Error(fmt::format("{}: TIMING must be an object", source));
   for (const auto& [key, value] : t.items()) {
     const std::string path = "TIMING." + key;
+    const std::string& key_name = key;  // lambdas cannot capture structured bindings before clang 16
     auto it = std::find_if(timing_int_keys().begin(), timing_int_keys().end(),
-                           [&](const TimingIntKey& k) { return key == k.name; });
+                           [&](const TimingIntKey& k) { return key_name == k.name; });
     if (it != timing_int_keys().end()) {
       out.*(it->field) = read_int(value, source, path);
     } else if (key == "CLOCK_MHZ") {
@@ -144,8 +147,9 @@ HwConfig HwConfig::from_json(const json& j, const std::string& source) {
     } else if (key == "NAME" || key == "PEAK_GOPS") {
       // Derived values written by to_json(); recomputed, not trusted.
     } else {
+      const std::string& key_name = key;  // lambdas cannot capture structured bindings before clang 16
       auto it = std::find_if(int_keys().begin(), int_keys().end(),
-                             [&](const IntKey& k) { return key == k.name; });
+                             [&](const IntKey& k) { return key_name == k.name; });
       if (it == int_keys().end()) throw Error(fmt::format("{}: unknown key {}", source, key));
       c.*(it->field) = read_int(value, source, key);
       has_in |= key == "LOG_BLOCK_IN";
@@ -180,7 +184,7 @@ HwConfig HwConfig::load(const std::filesystem::path& path) {
   if (!in) throw Error(fmt::format("{}: cannot open hardware config", path.string()));
   json j;
   try {
-    j = json::parse(in);
+    j = parse_json_bounded(path.string(), in);
   } catch (const json::parse_error& e) {
     throw Error(fmt::format("{}: invalid JSON: {}", path.string(), e.what()));
   }
@@ -280,6 +284,15 @@ HwConfig HwConfig::from_name(const std::string& name) {
   if (parts.size() == 7) {  // a target prefix
     c.target = parts[0];
     parts.erase(parts.begin());
+    // A board name (pynq, de10nano, ultra96, ...): it is written into JSON reports and artifacts,
+    // so arbitrary bytes (not even UTF-8) are refused here rather than when writing them.
+    const bool ok = !c.target.empty() && std::all_of(c.target.begin(), c.target.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.';
+    });
+    if (!ok) {
+      throw Error(fmt::format("config name '{}': target '{}' is not a board name (letters, digits, '-' and '.')",
+                              name, c.target));
+    }
   }
   if (parts.size() != 6) {
     throw Error(fmt::format("config name '{}': expected BATCHxBLOCK_iIwWaA_UOP_INP_WGT_ACC, e.g. "

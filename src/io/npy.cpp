@@ -182,12 +182,28 @@ uint32_t read_le(const unsigned char* p, int n) {
   return v;
 }
 
+// Header lengths beyond this are refused (numpy writes a few hundred bytes; numpy itself refuses
+// headers over 10000 bytes by default).
+constexpr size_t kMaxHeaderBytes = size_t(1) << 20;
+
+// The whole file, but never more than the largest .npy file the tensor limit admits (the limit,
+// a maximal header and the prefix): an endless or huge file is refused after that many bytes.
 std::string read_whole_file(const fs::path& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) fail(path, "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, fmt::format("cannot open for reading: {}", std::strerror(errno)));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const uint64_t cap = uint64_t(graph::tensor_byte_limit()) + kMaxHeaderBytes + 16;
+  std::string bytes;
+  char buf[1 << 16];
+  while (in) {
+    in.read(buf, sizeof buf);
+    bytes.append(buf, size_t(in.gcount()));
+    if (bytes.size() > cap) {
+      fail(path, fmt::format("the file is over {} bytes, more than a .npy file within the {:.4g} GiB tensor limit "
+                             "(--max-tensor-mib raises it)", cap, double(graph::tensor_byte_limit()) / double(1 << 30)));
+    }
+  }
   if (in.bad()) fail(path, "read error");
   return bytes;
 }
@@ -208,6 +224,9 @@ Tensor read_npy(const fs::path& path) {
   const size_t prefix = kMagicLen + 2 + len_bytes;
   if (bytes.size() < prefix) fail(path, "truncated .npy header");
   const size_t header_len = read_le(u + 8, int(len_bytes));
+  if (header_len > kMaxHeaderBytes) {
+    fail(path, fmt::format(".npy header length {} is over the {}-byte limit", header_len, kMaxHeaderBytes));
+  }
   if (bytes.size() < prefix + header_len) {
     fail(path, fmt::format("truncated .npy header: it declares {} bytes, the file has {} after the prefix",
                            header_len, bytes.size() - prefix));
@@ -224,8 +243,9 @@ Tensor read_npy(const fs::path& path) {
                            "is supported (save np.ascontiguousarray(a))", graph::shape_string(shape)));
   }
 
-  Tensor t(dtype, shape);
-  const size_t data_size = t.byte_size();
+  // The declared size against the bytes the file holds, before anything is allocated: a header
+  // claiming a huge shape is refused, not zero-filled.
+  const uint64_t data_size = uint64_t(graph::tensor_bytes(dtype, shape));  // saturates
   const size_t have = bytes.size() - prefix - header_len;
   if (have < data_size) {
     fail(path, fmt::format("truncated data: shape {} of {} needs {} bytes, the file has {}",
@@ -235,6 +255,8 @@ Tensor read_npy(const fs::path& path) {
     fail(path, fmt::format("{} unexpected bytes after the data of shape {} of {}", have - data_size,
                            graph::shape_string(shape), graph::dtype_name(dtype)));
   }
+  graph::check_tensor_size(dtype, shape, path.string() + ": the array of");
+  Tensor t(dtype, shape);
   if (data_size) std::memcpy(t.raw(), bytes.data() + prefix + header_len, data_size);
   if (dtype == DType::kBool) {
     for (size_t i = 0; i < data_size; ++i) {

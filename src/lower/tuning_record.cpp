@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_parse.h"
 #include "lower/conv_plan.h"
 #include "lower/tensor_layout.h"
 
@@ -285,7 +286,7 @@ TuningLog read_tuning_log(const std::filesystem::path& path) {
     }
     json j;
     try {
-      j = json::parse(text);
+      j = parse_json_bounded(fmt::format("{}:{}", source, line), text);
     } catch (const json::exception& e) {
       throw Error(fmt::format("{}:{}: not a JSON record: {}", source, line, e.what()));
     }

@@ -142,25 +142,30 @@ nlohmann::json workload_to_json(const ConvWorkload& w) {
 ConvWorkload workload_from_json(const nlohmann::json& j) {
   ConvWorkload w;
   try {
+  // Sizes only from JSON integers: nlohmann casts a float, undefined for one out of range (1e300).
+  const auto size = [&](const nlohmann::json& v) {
+    if (!v.is_number_integer()) throw Error(fmt::format("workload {}: {} is not an integer", j.dump(), v.dump()));
+    return v.get<int64_t>();
+  };
   w.kind = parse_op_kind(j.at("kind").get<std::string>());
-  w.batch = j.at("batch");
-  w.in_channels = j.at("in_channels");
-  w.height = j.at("height");
-  w.width = j.at("width");
-  w.out_channels = j.at("out_channels");
-  w.kernel_h = j.at("kernel")[0];
-  w.kernel_w = j.at("kernel")[1];
-  w.stride_h = j.at("stride")[0];
-  w.stride_w = j.at("stride")[1];
-  w.pad_top = j.at("pads")[0];
-  w.pad_left = j.at("pads")[1];
-  w.pad_bottom = j.at("pads")[2];
-  w.pad_right = j.at("pads")[3];
-  w.dilation_h = j.at("dilation")[0];
-  w.dilation_w = j.at("dilation")[1];
-  w.groups = j.at("groups");
-  w.output_pad_h = j.at("output_padding")[0];
-  w.output_pad_w = j.at("output_padding")[1];
+  w.batch = size(j.at("batch"));
+  w.in_channels = size(j.at("in_channels"));
+  w.height = size(j.at("height"));
+  w.width = size(j.at("width"));
+  w.out_channels = size(j.at("out_channels"));
+  w.kernel_h = size(j.at("kernel").at(0));
+  w.kernel_w = size(j.at("kernel").at(1));
+  w.stride_h = size(j.at("stride").at(0));
+  w.stride_w = size(j.at("stride").at(1));
+  w.pad_top = size(j.at("pads").at(0));
+  w.pad_left = size(j.at("pads").at(1));
+  w.pad_bottom = size(j.at("pads").at(2));
+  w.pad_right = size(j.at("pads").at(3));
+  w.dilation_h = size(j.at("dilation").at(0));
+  w.dilation_w = size(j.at("dilation").at(1));
+  w.groups = size(j.at("groups"));
+  w.output_pad_h = size(j.at("output_padding").at(0));
+  w.output_pad_w = size(j.at("output_padding").at(1));
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("workload {}: {}", j.dump(), e.what()));
   }

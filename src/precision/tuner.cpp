@@ -1,6 +1,7 @@
 #include "precision/tuner.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include <fstream>
 
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_parse.h"
 
 namespace tauvta::precision {
 
@@ -46,46 +48,77 @@ json evaluation_json(const Evaluation& e, const std::vector<FormatSlot>& slots, 
 
 namespace {
 
+// Integers are read only from JSON integers: nlohmann converts a float with a cast, undefined for
+// one out of range (a frac_bits of 3e9).
+int64_t integer_at(const json& j, const char* key, int64_t lo, int64_t hi) {
+  const json& v = j.at(key);
+  if (!v.is_number_integer() || (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(hi) : v.get<int64_t>() < lo || v.get<int64_t>() > hi)) {
+    throw Error(fmt::format("{} = {} is not an integer in [{}, {}]", key, v.dump(), lo, hi));
+  }
+  return v.get<int64_t>();
+}
+
 Evaluation evaluation_from(const json& j) {
   Evaluation e;
-  for (const auto& [v, f] : j.at("frac_bits").items()) e.formats[v] = f.get<int>();
+  for (const auto& [v, f] : j.at("frac_bits").items()) {
+    e.formats[v] = int(integer_at(j.at("frac_bits"), v.c_str(), -1024, 1024));
+  }
   for (const json& l : j.at("layers")) {
     if (l.contains("overflow_rate")) e.overflow_rate[l.at("value")] = l.at("overflow_rate").get<double>();
-    if (l.contains("pre_cast_max")) e.pre_cast_max[l.at("value")] = l.at("pre_cast_max").get<int64_t>();
+    if (l.contains("pre_cast_max")) e.pre_cast_max[l.at("value")] = integer_at(l, "pre_cast_max", INT64_MIN, INT64_MAX);
   }
-  e.begin = j.at("begin");
-  e.images = j.at("images");
-  e.correct = j.at("correct");
+  e.begin = integer_at(j, "begin", 0, INT64_MAX);
+  e.images = integer_at(j, "images", 0, INT64_MAX);
+  e.correct = integer_at(j, "correct", 0, INT64_MAX);
   e.accuracy = j.at("accuracy");
   e.seconds = j.at("seconds");
   return e;
 }
 
+}  // namespace
+
+json checkpoint_header(const hw::HwConfig& config, const Formats& start, const PrecisionTuneOptions& o) {
+  return {{"mode", tune_mode_name(o.mode)}, {"threshold", o.threshold}, {"radius", o.radius}, {"min_gain", o.min_gain},
+          {"tune_split", {o.tune_begin, o.tune_count}}, {"config", config.to_json()}, {"start", start}};
+}
+
+std::vector<Evaluation> read_checkpoint(const std::filesystem::path& path, const json& header, double min_gain) {
+  std::vector<Evaluation> out;
+  try {
+    std::ifstream in(path);
+    const json j = parse_json_bounded(path.string(), in);
+    for (const char* k : {"mode", "threshold", "radius", "tune_split", "config", "start"}) {
+      if (!j.contains(k) || j.at(k) != header.at(k)) {
+        throw Error(fmt::format("{}: the checkpoint was made with another {} ({}); give another --out or "
+                                "remove the file", path.string(), k, j.contains(k) ? j.at(k).dump() : "none"));
+      }
+    }
+    if (j.value("min_gain", 0.0) != min_gain) {  // absent in checkpoints made before the option: 0
+      throw Error(fmt::format("{}: the checkpoint was made with another min_gain ({}); give another --out or "
+                              "remove the file", path.string(), j.value("min_gain", 0.0)));
+    }
+    for (const json& s : j.at("evaluations")) {
+      try {
+        out.push_back(evaluation_from(s));
+      } catch (const Error& e) {
+        throw Error(fmt::format("{}: evaluation {}: {}", path.string(), out.size(), e.what()));
+      }
+    }
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("{}: not a precision checkpoint ({})", path.string(), e.what()));
+  }
+  return out;
+}
+
+namespace {
+
 // Evaluations by formats: from the checkpoint first, else on the simulator (then checkpointed).
 class Memo {
  public:
-  Memo(const PrecisionEvaluator& ev, const Formats& start, const PrecisionTuneOptions& o) : ev_(ev), o_(o) {
-    header_ = {{"mode", tune_mode_name(o.mode)}, {"threshold", o.threshold}, {"radius", o.radius}, {"min_gain", o.min_gain},
-               {"tune_split", {o.tune_begin, o.tune_count}}, {"config", ev.config().to_json()}, {"start", start}};
+  Memo(const PrecisionEvaluator& ev, const Formats& start, const PrecisionTuneOptions& o)
+      : ev_(ev), o_(o), header_(checkpoint_header(ev.config(), start, o)) {
     if (o.checkpoint.empty() || !std::filesystem::exists(o.checkpoint)) return;
-    json j;
-    try {
-      std::ifstream in(o.checkpoint);
-      j = json::parse(in);
-    } catch (const json::exception& e) {
-      throw Error(fmt::format("{}: not a precision checkpoint ({})", o.checkpoint.string(), e.what()));
-    }
-    for (const char* k : {"mode", "threshold", "radius", "tune_split", "config", "start"}) {
-      if (!j.contains(k) || j.at(k) != header_.at(k)) {
-        throw Error(fmt::format("{}: the checkpoint was made with another {} ({}); give another --out or "
-                                "remove the file", o.checkpoint.string(), k, j.contains(k) ? j.at(k).dump() : "none"));
-      }
-    }
-    if (j.value("min_gain", 0.0) != o.min_gain) {  // absent in checkpoints made before the option: 0
-      throw Error(fmt::format("{}: the checkpoint was made with another min_gain ({}); give another --out or "
-                              "remove the file", o.checkpoint.string(), j.value("min_gain", 0.0)));
-    }
-    for (const json& s : j.at("evaluations")) cache_.push_back(evaluation_from(s));
+    cache_ = read_checkpoint(o.checkpoint, header_, o.min_gain);
   }
 
   const Evaluation& get(const Formats& f, bool* replayed) {

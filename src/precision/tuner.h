@@ -56,4 +56,12 @@ PrecisionTuneResult tune_precision(const PrecisionEvaluator& ev, const Formats& 
 
 nlohmann::json evaluation_json(const Evaluation& e, const std::vector<FormatSlot>& slots, int bits);
 
+// The checkpoint file: the header of the run that wrote it (mode, threshold, radius, min_gain,
+// tuning split, config, start formats) and its evaluations. read_checkpoint returns the
+// evaluations of a checkpoint whose header matches `header` (and `min_gain`); a checkpoint of
+// another run or a malformed file is a tauvta::Error naming the file and the field.
+nlohmann::json checkpoint_header(const hw::HwConfig& config, const Formats& start, const PrecisionTuneOptions& o);
+std::vector<Evaluation> read_checkpoint(const std::filesystem::path& path, const nlohmann::json& header,
+                                        double min_gain);
+
 }  // namespace tauvta::precision

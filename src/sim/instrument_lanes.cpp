@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/target_clones.h"
+
 namespace tauvta::sim {
 
 template <typename T>
-__attribute__((target_clones("avx2", "default"))) ClampCheck<T> check_clamp(const T* __restrict pre,
+TAUVTA_TARGET_CLONES("avx2", "default") ClampCheck<T> check_clamp(const T* __restrict pre,
                                                                             const T* __restrict out,
                                                                             size_t n, int64_t lo,
                                                                             int64_t hi) {
@@ -26,7 +28,7 @@ __attribute__((target_clones("avx2", "default"))) ClampCheck<T> check_clamp(cons
 }
 
 template <typename T>
-__attribute__((target_clones("avx2", "default"))) LaneSummary<T> summarize(const T* __restrict pre,
+TAUVTA_TARGET_CLONES("avx2", "default") LaneSummary<T> summarize(const T* __restrict pre,
                                                                            const T* __restrict out,
                                                                            size_t n, int64_t lo,
                                                                            int64_t hi,
@@ -67,7 +69,7 @@ __attribute__((target_clones("avx2", "default"))) LaneSummary<T> summarize(const
 // multiplies, which AVX2 lacks), so the loop vectorizes at both accumulator widths (the 64-bit
 // compares need SSE4.2 at least: AVX2 is cloned in and picked at run time).
 template <typename Acc, typename Out, typename Lane>
-__attribute__((target_clones("avx2", "default"))) Lane cast_lanes(
+TAUVTA_TARGET_CLONES("avx2", "default") Lane cast_lanes(
     const Acc* __restrict acc, const Out* __restrict outbuf, Acc* __restrict flags,
     const Acc* __restrict pre_in, Lane* __restrict pre, Lane* __restrict out,
     Lane* __restrict overflow, int lanes, Acc out_mask) {
@@ -92,7 +94,7 @@ __attribute__((target_clones("avx2", "default"))) Lane cast_lanes(
 }
 
 // Whether n lanes' accumulators and values before the cast all fit 32 bits.
-__attribute__((target_clones("avx2", "default"))) bool fit_32_bits(const int64_t* __restrict acc,
+TAUVTA_TARGET_CLONES("avx2", "default") bool fit_32_bits(const int64_t* __restrict acc,
                                                                    const int64_t* __restrict pre,
                                                                    size_t n) {
   int64_t wide = 0;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/target_clones.h"
 #include "hw/lanes.h"
 #include "sim/instrument_lanes.h"
 
@@ -175,7 +176,7 @@ void LayerInstruments::flush() const {
 }
 
 template <typename Acc>
-__attribute__((target_clones("avx2", "default"))) void LayerInstruments::on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped) {
+TAUVTA_TARGET_CLONES("avx2", "default") void LayerInstruments::on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped) {
   const int lanes = map_.batch * map_.block;
   LaneState<Acc>& st = lane_state<Acc>();
   // The immediate is sign-extended to the accumulator's width, so it is a value of its type.
@@ -280,7 +281,7 @@ void LayerInstruments::count_values(const T* pre, const T* out, size_t n) {
 }
 
 template <typename T>
-__attribute__((target_clones("avx2", "default"))) void LayerInstruments::add_zeros(const T* out, int n, size_t zero_slot) {
+TAUVTA_TARGET_CLONES("avx2", "default") void LayerInstruments::add_zeros(const T* out, int n, size_t zero_slot) {
   // |out| <= threshold as two compares in the lanes' own type (the threshold, clamped to just past the
   // output range, fits their type), so the loop vectorizes.
   const T zt = T(std::min(settings_.zero_threshold, qmax_ + 1));

@@ -94,6 +94,8 @@ RunReport Simulator::run(std::span<const hw::RawInsn> program, const RunOptions&
 }
 
 RunReport Simulator::run_at(uint64_t insn_addr, uint32_t insn_count, const RunOptions& options) {
+  // The declared count against DRAM before the program buffer is allocated.
+  dram_.check(insn_addr, uint64_t(insn_count) * 16, "instruction fetch");
   std::vector<hw::RawInsn> program(insn_count);
   dram_.read(insn_addr,
              std::span<uint8_t>(reinterpret_cast<uint8_t*>(program.data()), program.size() * 16),

@@ -11,6 +11,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_parse.h"
 
 namespace tauvta::tune {
 
@@ -61,7 +62,7 @@ TrialLog::TrialLog(const std::filesystem::path& path) : path_(path) {
       if (blank_or_comment(s)) return;
       json j;
       try {
-        j = json::parse(s);
+        j = parse_json_bounded(fmt::format("{}:{}", path.string(), line), s);
       } catch (const json::exception& e) {
         if (!terminated) {
           keep = line_start;
