@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/json_parse.h"
 #include "hw/isa_layout.h"
@@ -476,10 +477,7 @@ void save_network(const CompiledNetwork& net, const std::filesystem::path& path,
     throw Error(fmt::format("{}: file exists; pass --force to overwrite it", path.string()));
   }
   const std::vector<uint8_t> bytes = serialize_network(net);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(fmt::format("{}: cannot open for writing", path.string()));
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!out) throw Error(fmt::format("{}: write failed", path.string()));
+  write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 CompiledNetwork load_network(const std::filesystem::path& path) {

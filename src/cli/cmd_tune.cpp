@@ -120,7 +120,10 @@ nlohmann::json task_json(const tune::TaskResult& r) {
 
 nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
   if (a.log.empty()) throw Error("tune: give the trial log with --log LOG.jsonl (appended to; an existing log resumes)");
-  if (a.model.model.empty() == a.workload.empty()) throw Error("tune: give a model (MODEL.onnx) or --workload SPEC, not both");
+  if (a.model.model.empty() && a.workload.empty()) throw Error("tune: give a model (MODEL.onnx) or --workload SPEC");
+  if (!a.model.model.empty() && !a.workload.empty()) {
+    throw Error("tune: give a model (MODEL.onnx) or --workload SPEC, not both");
+  }
   if (!a.csv.empty()) check_can_write(a.csv, a.model.force);
   if (!a.report.empty()) check_can_write(a.report, a.model.force);
   if (!a.html.empty()) check_can_write(a.html, a.model.force);

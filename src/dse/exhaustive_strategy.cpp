@@ -42,8 +42,7 @@ namespace {
 
 class Exhaustive final : public Strategy {
  public:
-  Exhaustive(const StrategyOptions& o, const DesignSpace& space, std::vector<Design> pruned)
-      : o_(o), space_(space), pruned_(std::move(pruned)) {}
+  Exhaustive(const StrategyOptions& o, std::vector<Design> pruned) : o_(o), pruned_(std::move(pruned)) {}
 
   std::vector<Ask> next() override {
     std::vector<Ask> asks;
@@ -80,7 +79,6 @@ class Exhaustive final : public Strategy {
  private:
   static constexpr size_t kChunk = 2048;
   StrategyOptions o_;
-  const DesignSpace& space_;
   std::vector<Design> pruned_;
   size_t pos_ = 0, fpos_ = 0;
   std::vector<Design> feasible_;
@@ -91,9 +89,9 @@ class Exhaustive final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_exhaustive(const StrategyOptions& o, const DesignSpace& space,
+std::unique_ptr<Strategy> make_exhaustive(const StrategyOptions& o, const DesignSpace& /*space: screened whole*/,
                                           std::vector<Design> pruned) {
-  return std::make_unique<Exhaustive>(o, space, std::move(pruned));
+  return std::make_unique<Exhaustive>(o, std::move(pruned));
 }
 
 }  // namespace tauvta::dse

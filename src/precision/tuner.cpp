@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/json_parse.h"
 
@@ -146,13 +147,7 @@ class Memo {
     j["evaluations"] = json::array();
     for (const Evaluation& e : cache_) j["evaluations"].push_back(evaluation_json(e, ev_.slots(), ev_.config().inp_width()));
     // Written beside and renamed over: a kill never leaves half a checkpoint.
-    const std::filesystem::path tmp = o_.checkpoint.string() + ".tmp";
-    {
-      std::ofstream out(tmp);
-      out << j.dump(1) << "\n";
-      if (!out) throw Error(fmt::format("{}: write failed", tmp.string()));
-    }
-    std::filesystem::rename(tmp, o_.checkpoint);
+    write_file_atomic(o_.checkpoint, j.dump(1) + "\n");
   }
 
   const PrecisionEvaluator& ev_;

@@ -43,7 +43,9 @@ void gemm_portable(const OnChipMemory& m, const InT* inp, const WT* wgt, AccT* a
             const WT* wr = wt + size_t(oc) * BI;
             DotT dot = 0;
             for (int ic = 0; ic < BI; ++ic) dot += DotT(xv[ic]) * DotT(wr[ic]);
-            const int64_t nv = hw::sign_extend(uint64_t(int64_t(av[oc]) + int64_t(dot)), acc_bits);
+            // Added as unsigned: the accumulator wraps at acc_bits like the hardware's, and with
+            // 64-bit accumulators a signed int64 sum would overflow (undefined behaviour).
+            const int64_t nv = hw::sign_extend(uint64_t(int64_t(av[oc])) + uint64_t(int64_t(dot)), acc_bits);
             av[oc] = reset ? AccT(0) : AccT(nv);
             ov[oc] = OutT(hw::sign_extend(uint64_t(nv), out_bits));
           }

@@ -1,7 +1,9 @@
 #include "sim/vnni_layout.h"
 
 // See compute_kernels.cpp: GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on themselves.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cstring>

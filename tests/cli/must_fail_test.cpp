@@ -2,7 +2,8 @@
 // Halide's test/error and MLIR's invalid.mlir: each case is a command line and the exact one line
 // it must print. A case passes when tauvta exits with 1 and its stderr ends with that line, the
 // only one starting "tauvta:" (warnings and progress may come before it), matching exactly after
-// substituting the placeholders below.
+// substituting the placeholders below, and leaves nothing in {tmp} (a refused command writes
+// nothing).
 //
 // Table syntax: '#' comments; "$ ARGS" starts a case (ARGS as typed after `tauvta`, split on
 // spaces); the next non-comment line is the expected error. Placeholders in both:
@@ -92,6 +93,9 @@ TEST_P(MustFail, PrintsExactlyItsOneLineError) {
   char buf[4096];
   for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) err.append(buf, n);
   const int status = pclose(p);
+  // A refused command leaves nothing behind: no output, no half-made directory.
+  std::vector<std::string> left;
+  for (const auto& e : fs::recursive_directory_iterator(tmp)) left.push_back(e.path().lexically_relative(tmp).string());
   fs::remove_all(tmp);
   const std::string where = c.table + ".txt:" + std::to_string(c.line) + ": tauvta " + args;
   ASSERT_TRUE(WIFEXITED(status)) << where << "\n(did not exit normally)\n" << err;
@@ -104,6 +108,7 @@ TEST_P(MustFail, PrintsExactlyItsOneLineError) {
     if (l.rfind("tauvta:", 0) == 0) errors.push_back(l);
   }
   ASSERT_FALSE(lines.empty()) << where << ": nothing on stderr";
+  EXPECT_TRUE(left.empty()) << where << ": left " << left.size() << " files behind in {tmp}, e.g. " << left.front();
   EXPECT_EQ(errors.size(), 1u) << where << "\n" << err;
   EXPECT_EQ(lines.back(), expected) << where;  // warnings and progress may come before it
 }

@@ -120,28 +120,5 @@ TEST_F(SimCli, RefusesToOverwriteADumpWithoutForce) {
   EXPECT_EQ(slurp(out).size(), 256u);
 }
 
-TEST_F(SimCli, BadArgumentsAreClearErrors) {
-  const fs::path prog = dir_ / "p.bin";
-  std::ofstream(prog, std::ios::binary) << std::string(17, '\0');
-  auto r = run_tauvta("sim --insns " + prog.string());
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("17"), std::string::npos) << r.out;  // the size is not a multiple of 16
-
-  std::ofstream(prog, std::ios::binary) << std::string(16, '\0');  // a LOAD, no FINISH
-  r = run_tauvta("sim --insns " + prog.string() + " --mem 12x=" + prog.string());
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("--mem 12x=" + prog.string() + ": '12x' is not a number"), std::string::npos)
-      << r.out;
-  r = run_tauvta("sim --insns " + prog.string() + " --dump 0:16");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("expected ADDR:BYTES=FILE"), std::string::npos) << r.out;
-  r = run_tauvta("sim --insns " + prog.string());
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("program ends without FINISH"), std::string::npos) << r.out;
-  r = run_tauvta("sim --insns " + prog.string() + " --dram-size 4096 --mem 4090=" + prog.string());
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("past the end of DRAM"), std::string::npos) << r.out;
-}
-
 }  // namespace
 }  // namespace tauvta

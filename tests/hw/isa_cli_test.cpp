@@ -58,9 +58,6 @@ TEST_F(IsaCli, ConfigShow) {
   const CliResult j = tauvta("config show --json " + config_path("zcu104"));
   ASSERT_EQ(j.code, 0) << j.out;
   EXPECT_NE(j.out.find("\"TARGET\": \"zcu104\""), std::string::npos) << j.out;
-  const CliResult bad = tauvta("config show /nonexistent.json");
-  EXPECT_EQ(bad.code, 1);
-  EXPECT_EQ(bad.out, "tauvta: error: /nonexistent.json: cannot open hardware config\n");
 }
 
 TEST_F(IsaCli, AsmDisasmRoundTripWithUops) {
@@ -89,38 +86,6 @@ TEST_F(IsaCli, AsmNeverOverwritesWithoutForce) {
   r = tauvta("asm " + path("p.txt") + " -o " + path("p.bin") + " --force");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(read("p.bin"), std::string("\x03", 1) + std::string(15, '\0'));
-}
-
-TEST_F(IsaCli, AsmNeedsUopsOut) {
-  write("p.txt", "GEMM_UOP acc=1\n");
-  const CliResult r = tauvta("asm " + path("p.txt") + " -o " + path("p.bin"));
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.out, "tauvta: error: " + path("p.txt") +
-                       ": has 1 micro-op lines; pass --uops-out FILE to write them\n");
-  EXPECT_FALSE(fs::exists(path("p.bin")));
-}
-
-TEST_F(IsaCli, AsmErrorNamesLine) {
-  write("p.txt", "FINISH\nLOAD INP sram_base=65536\n");
-  const CliResult r = tauvta("asm " + path("p.txt") + " -o " + path("p.bin"));
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.out, "tauvta: error: " + path("p.txt") +
-                       ":2: field sram_base = 65536 does not fit 16 bits (max 65535) (at "
-                       "'sram_base=65536')\n");
-}
-
-TEST_F(IsaCli, DisasmRejectsOddSizes) {
-  write("p.bin", std::string(17, '\0'));
-  CliResult r = tauvta("disasm " + path("p.bin"));
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.out, "tauvta: error: " + path("p.bin") +
-                       ": size 17 bytes is not a multiple of 16 (one instruction is 16 bytes)\n");
-  write("q.bin", std::string(16, '\0'));
-  write("u.bin", std::string(6, '\0'));
-  r = tauvta("disasm " + path("q.bin") + " --uops " + path("u.bin") + " --uop-kind alu");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.out, "tauvta: error: " + path("u.bin") +
-                       ": size 6 bytes is not a multiple of 4 (one micro-op is 4 bytes)\n");
 }
 
 TEST_F(IsaCli, DisasmWithConfig) {

@@ -98,21 +98,6 @@ TEST(QuantCli, AccuracyReportHasTheFractionConfigAndSettings) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(QuantCli, ArgumentErrorsAreOneLine) {
-  auto r = run_tauvta("run " + kModel + " --float --int --input " + kInput);
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.out, "tauvta: error: run: pass at most one of --float and --int\n");
-  r = run_tauvta("run " + kModel + " --float");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.out, "tauvta: error: input 'input' is not given; pass --input input=FILE.npy\n");
-  r = run_tauvta("run " + kModel + " --float --input nope=" + kInput);
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.out, "tauvta: error: --input 'nope=" + kInput + "': the model has no input 'nope' (inputs: input)\n");
-  r = run_tauvta("run " + kModel + " --int --input " + kInput + " --calibrate /nonexistent/images.idx");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("tauvta: error: /nonexistent/images.idx"), std::string::npos) << r.out;
-}
-
 }  // namespace
 
 namespace {

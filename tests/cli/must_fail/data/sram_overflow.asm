@@ -1,0 +1,2 @@
+FINISH
+LOAD INP sram_base=65536

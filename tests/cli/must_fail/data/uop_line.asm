@@ -1,0 +1,1 @@
+GEMM_UOP acc=1
