@@ -141,14 +141,29 @@ void fix_legacy_prelu_slopes(onnx::ModelProto& m, int64_t opset) {
   }
 }
 
-// ONNX's version converter builds its IR from the graph assuming every name it meets is defined:
-// a graph output or node input that nothing defines crashes it (libonnx 1.13: a null producer
-// dereferenced in graphProtoToGraph), and it recurses into subgraphs. So those are refused first,
-// with the messages the importer gives for the same faults.
+// ONNX's shape inference and version converter (libonnx 1.12) assume a well-formed graph: a graph
+// output or node input that nothing defines crashes the converter (a null producer dereferenced in
+// graphProtoToGraph), a Conv or ConvTranspose whose weight has more dimensions than its input
+// crashes shape inference (convPoolShapeInference1 reads input dimensions that do not exist), and
+// both recurse into subgraphs. So those are refused first, with the importer's messages for the
+// same faults. Ranks are the declared ones (graph inputs, initializers, value_info).
 void check_converter_input(const onnx::GraphProto& g, const std::string& source) {
   std::set<std::string> defined;
-  for (const auto& i : g.input()) defined.insert(i.name());
-  for (const auto& t : g.initializer()) defined.insert(t.name());
+  std::map<std::string, int> rank;
+  const auto declare = [&](const onnx::ValueInfoProto& v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {
+      rank[v.name()] = v.type().tensor_type().shape().dim_size();
+    }
+  };
+  for (const auto& i : g.input()) {
+    defined.insert(i.name());
+    declare(i);
+  }
+  for (const auto& v : g.value_info()) declare(v);
+  for (const auto& t : g.initializer()) {
+    defined.insert(t.name());
+    rank[t.name()] = t.dims_size();
+  }
   for (const auto& n : g.node()) {
     for (const std::string& o : n.output()) defined.insert(o);
   }
@@ -159,6 +174,11 @@ void check_converter_input(const onnx::GraphProto& g, const std::string& source)
         throw Error(fmt::format("{}: {}: input '{}' is not a graph input, an initializer or the output of any node",
                                 source, node, i));
       }
+    }
+    if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && n.input_size() >= 2 &&
+        rank.count(n.input(0)) && rank.count(n.input(1)) && rank.at(n.input(1)) > rank.at(n.input(0))) {
+      throw Error(fmt::format("{}: {}: weight '{}' has {} dimensions, more than the {} of input '{}'", source, node,
+                              n.input(1), rank.at(n.input(1)), rank.at(n.input(0)), n.input(0)));
     }
     for (const auto& a : n.attribute()) {
       if (a.has_g() || a.graphs_size() > 0) {

@@ -36,7 +36,7 @@ Tensor concat_batch(const std::vector<const Tensor*>& parts) {
   Tensor out(parts[0]->dtype(), s);
   size_t off = 0;
   for (const Tensor* t : parts) {
-    std::memcpy(out.raw() + off, t->raw(), t->byte_size());
+    if (t->byte_size()) std::memcpy(out.raw() + off, t->raw(), t->byte_size());
     off += t->byte_size();
   }
   return out;
@@ -50,7 +50,8 @@ Tensor first_rows(const Tensor& t, int64_t first, int64_t count) {
   const size_t row = t.byte_size() / size_t(std::max<int64_t>(s[0], 1));
   s[0] = count;
   Tensor out(t.dtype(), s);
-  std::memcpy(out.raw(), t.raw() + size_t(first) * row, size_t(count) * row);
+  // An input with a zero dimension has empty rows (and a null data pointer, which memcpy must not get).
+  if (count > 0 && row > 0) std::memcpy(out.raw(), t.raw() + size_t(first) * row, size_t(count) * row);
   return out;
 }
 
