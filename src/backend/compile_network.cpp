@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "backend/layer_specs.h"
+#include "common/elapsed.h"
 #include "common/error.h"
 #include "graph/shape_rules.h"
 #include "lower/alu_lowering.h"
@@ -50,13 +51,6 @@ size_t CompiledNetwork::vta_layers() const {
   return n;
 }
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-}  // namespace
 
 graph::Graph with_batch(const graph::Graph& g, int64_t batch) {
   graph::Graph out = g;
@@ -94,14 +88,14 @@ class NetworkCompiler {
       : g_(net_.graph), source_(g), c_(c), options_(o), pb_(c) {}
 
   CompiledNetwork run() {
-    const auto t0 = Clock::now();
+    const auto t0 = SteadyClock::now();
     net_.config = c_;
     net_.graph = with_batch(source_, options_.batch);
     find_views();
     for (const graph::Node& n : g_.nodes) place(n);
     buffers_.clear();
     net_.program = pb_.finish();
-    net_.compile_seconds = since(t0);
+    net_.compile_seconds = seconds_since(t0);
     return std::move(net_);
   }
 
@@ -162,7 +156,7 @@ class NetworkCompiler {
       net_.layers.push_back(std::move(l));
       return;
     }
-    const auto t0 = Clock::now();
+    const auto t0 = SteadyClock::now();
     std::string why;
     lowering_started_ = false;
     try {
@@ -173,7 +167,7 @@ class NetworkCompiler {
       if (lowering_started_) throw;
       why = e.what();
     }
-    lower_seconds_ += since(t0);
+    lower_seconds_ += seconds_since(t0);
     net_.lower_seconds = lower_seconds_;
     if (why.empty()) {
       net_.layers.push_back(std::move(l));

@@ -5,15 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "common/elapsed.h"
 #include "common/error.h"
 #include "lower/tensor_layout.h"
 
 namespace tauvta::backend {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 const DramValue* form(const CompiledNetwork& net, const std::string& value, int block) {
   auto it = net.dram_values.find(value);
@@ -110,7 +108,7 @@ void NetworkRunner::ensure_dram(const std::string& value, int block) {
 }
 
 NetworkRun NetworkRunner::run(const cpu::TensorMap& inputs, const NetworkRunOptions& options) {
-  const auto t0 = Clock::now();
+  const auto t0 = SteadyClock::now();
   host_.clear();
   valid_.clear();
   for (const std::string& in : net_.graph.inputs) {
@@ -148,23 +146,23 @@ NetworkRun NetworkRunner::run(const cpu::TensorMap& inputs, const NetworkRunOpti
       for (const std::string& v : l.outputs) produced_in_dram(v, bo);
       continue;
     }
-    const auto c0 = Clock::now();
+    const auto c0 = SteadyClock::now();
     cpu::TensorMap in;
     for (const std::string& v : l.inputs) in[v] = ensure_host(v);
     cpu::TensorMap res = cpu_.at(size_t(l.cpu_part))->run(in);
     for (auto& [name, t] : res) produced_on_host(name, std::move(t));
-    out.layers[i].cpu_seconds = since(c0);
+    out.layers[i].cpu_seconds = seconds_since(c0);
     out.cpu_seconds += out.layers[i].cpu_seconds;
   }
   for (const std::string& o : net_.graph.outputs) out.outputs[o] = ensure_host(o);
   if (instruments_) instruments_->count_images(valid);
   out.sim_wall_seconds = out.total.sim_wall_seconds;
-  out.wall_seconds = since(t0);
+  out.wall_seconds = seconds_since(t0);
   return out;
 }
 
 NetworkRun time_network(const CompiledNetwork& net) {
-  const auto t0 = Clock::now();
+  const auto t0 = SteadyClock::now();
   lower::ProgramTimer timer(net.config);
   const std::vector<sim::RunReport> per = timer.time_layers(net.program);
   NetworkRun out;
@@ -175,7 +173,7 @@ NetworkRun time_network(const CompiledNetwork& net) {
     out.layers[i].report = per.at(size_t(l.program_layer));
     out.total.add(out.layers[i].report);
   }
-  out.sim_wall_seconds = since(t0);
+  out.sim_wall_seconds = seconds_since(t0);
   out.total.sim_wall_seconds = out.sim_wall_seconds;
   out.wall_seconds = out.sim_wall_seconds;
   return out;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/elapsed.h"
 #include "common/error.h"
 #include "common/fnv1a.h"
 #include "lower/conv_plan.h"
@@ -15,10 +16,6 @@
 namespace tauvta::dse {
 
 namespace {
-
-double since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 void fill_resources(Evaluation& e, const fpga::ResourceEstimate& r, const fpga::Device& device) {
   e.resources = r.total;
@@ -205,7 +202,7 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
   if (budget < 0) {  // resources only: microseconds, never cached
     Evaluation e = cost_only(space, d);
     e.budget = budget;
-    e.wall_seconds = since(t0);
+    e.wall_seconds = seconds_since(t0);
     return e;
   }
   if (auto why = space.violation(d)) {
@@ -253,7 +250,7 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
       e.verdict = "workload";
     }
   }
-  e.wall_seconds = since(t0);
+  e.wall_seconds = seconds_since(t0);
   if (timed) ++computed_;
   // A design the resource model rejects costs microseconds to judge again: only timed ones are
   // worth a line.

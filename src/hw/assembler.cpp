@@ -8,6 +8,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/error.h"
 #include "hw/disasm.h"
@@ -122,6 +123,24 @@ std::string key_list(Format f) {
   return s;
 }
 
+// "a, b or c"
+std::string one_of(const std::vector<std::string>& words) {
+  std::string s;
+  for (size_t k = 0; k < words.size(); ++k) {
+    s += fmt::format("{}{}", k == 0 ? "" : k + 1 == words.size() ? " or " : ", ", words[k]);
+  }
+  return s;
+}
+
+// A micro-op kind's keys, as "acc=", "inp=", ...
+std::vector<std::string> uop_keys(UopFormat f) {
+  std::vector<std::string> keys;
+  for (const UopFieldInfo& d : kUopFields) {
+    if (d.in(f)) keys.push_back(fmt::format("{}=", d.key[size_t(f)]));
+  }
+  return keys;
+}
+
 // Assembles one line; `fail` throws with the source, line number and offending token.
 class LineAssembler {
  public:
@@ -233,41 +252,37 @@ class LineAssembler {
     }
   }
 
-  uint32_t uop(bool gemm, const std::vector<std::string_view>& tokens) {
+  uint32_t uop(UopFormat f, const std::vector<std::string_view>& tokens) {
     const UopLayout& l = layout_.uop();
+    const size_t k = size_t(f);
     Uop u;
     std::vector<std::string_view> seen;
     for (size_t t = 1; t < tokens.size(); ++t) {
       const std::string_view tok = tokens[t];
       const size_t eq = tok.find('=');
-      if (eq == std::string_view::npos) {
-        fail(tok, gemm ? "expected acc=, inp= or wgt=" : "expected dst= or src=");
-      }
+      if (eq == std::string_view::npos) fail(tok, "expected " + one_of(uop_keys(f)));
       const std::string_view key = tok.substr(0, eq);
-      uint32_t* target = nullptr;
-      int width = 0;
-      const char* name = "";
-      if (gemm && key == "acc") target = &u.dst, width = l.dst_width, name = "acc_idx";
-      if (gemm && key == "inp") target = &u.src, width = l.src_width, name = "inp_idx";
-      if (gemm && key == "wgt") target = &u.wgt, width = l.wgt_width, name = "wgt_idx";
-      if (!gemm && key == "dst") target = &u.dst, width = l.dst_width, name = "dst_idx";
-      if (!gemm && key == "src") target = &u.src, width = l.src_width, name = "src_idx";
-      if (target == nullptr) {
-        fail(tok, gemm ? "unknown key; GEMM_UOP takes acc=, inp=, wgt="
-                       : "unknown key; ALU_UOP takes dst=, src=");
+      const UopFieldInfo* field = nullptr;
+      for (const UopFieldInfo& d : kUopFields) {
+        if (d.in(f) && key == d.key[k]) field = &d;
+      }
+      if (field == nullptr) {
+        fail(tok, fmt::format("unknown key; {} takes {}", kUopMnemonics[k],
+                              fmt::join(uop_keys(f), ", ")));
       }
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
         fail(tok, fmt::format("{} given twice", key));
       }
       seen.push_back(key);
+      const int width = l.at[size_t(field->id)].width;
       const uint64_t v = number(tok.substr(eq + 1), tok);
       if ((v >> width) != 0) {
-        fail(tok, fmt::format("micro-op field {} = {} does not fit {} bits (max {})", name, v,
-                              width, (uint64_t(1) << width) - 1));
+        fail(tok, fmt::format("micro-op field {} = {} does not fit {} bits (max {})",
+                              field->name[k], v, width, (uint64_t(1) << width) - 1));
       }
-      *target = uint32_t(v);
+      u.*field->member = uint32_t(v);
     }
-    return gemm ? layout_.encode_gemm_uop(u) : layout_.encode_alu_uop(u);
+    return layout_.encode_uop(f, u);
   }
 
  private:
@@ -351,10 +366,13 @@ Assembled assemble(const IsaLayout& layout, std::string_view text, std::string_v
     const auto opcode = std::find(std::begin(kOpcodeNames), std::end(kOpcodeNames), m);
     if (opcode != std::end(kOpcodeNames)) {
       out.insns.push_back(a.instruction(Opcode(opcode - std::begin(kOpcodeNames)), tokens));
-    } else if (m == "GEMM_UOP" || m == "ALU_UOP") {
-      out.uops.push_back(a.uop(m == "GEMM_UOP", tokens));
+    } else if (const auto uop = std::find(std::begin(kUopMnemonics), std::end(kUopMnemonics), m);
+               uop != std::end(kUopMnemonics)) {
+      out.uops.push_back(a.uop(UopFormat(uop - std::begin(kUopMnemonics)), tokens));
     } else {
-      a.fail(m, "unknown mnemonic; expected LOAD, STORE, GEMM, ALU, FINISH, GEMM_UOP or ALU_UOP");
+      std::vector<std::string> names(std::begin(kOpcodeNames), std::end(kOpcodeNames));
+      names.insert(names.end(), std::begin(kUopMnemonics), std::end(kUopMnemonics));
+      a.fail(m, "unknown mnemonic; expected " + one_of(names));
     }
   }
   return out;

@@ -62,13 +62,17 @@ std::string disassemble(const Insn& i) {
   return s;
 }
 
-std::string disassemble_gemm_uop(const Uop& u) {
-  return fmt::format("GEMM_UOP acc={} inp={} wgt={}", u.dst, u.src, u.wgt);
+std::string disassemble_uop(UopFormat f, const Uop& u) {
+  std::string s = kUopMnemonics[size_t(f)];
+  for (const UopFieldInfo& d : kUopFields) {
+    if (d.in(f)) s += fmt::format(" {}={}", d.key[size_t(f)], u.*d.member);
+  }
+  return s;
 }
 
-std::string disassemble_alu_uop(const Uop& u) {
-  return fmt::format("ALU_UOP dst={} src={}", u.dst, u.src);
-}
+std::string disassemble_gemm_uop(const Uop& u) { return disassemble_uop(UopFormat::kGemm, u); }
+
+std::string disassemble_alu_uop(const Uop& u) { return disassemble_uop(UopFormat::kAlu, u); }
 
 std::string disassemble_program(const IsaLayout& layout, std::span<const RawInsn> program) {
   std::string out;

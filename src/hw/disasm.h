@@ -17,6 +17,7 @@ namespace tauvta::hw {
 //   LOAD INP sram_base=4 dram_base=73728 y_size=2 x_size=3 x_stride=5 y_pad=1,2 x_pad=2,1 deps=pop_next
 std::string disassemble(const Insn& insn);
 // "GEMM_UOP acc=3 inp=5 wgt=7" or "ALU_UOP dst=3 src=5".
+std::string disassemble_uop(UopFormat f, const Uop& uop);
 std::string disassemble_gemm_uop(const Uop& uop);
 std::string disassemble_alu_uop(const Uop& uop);
 

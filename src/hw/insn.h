@@ -55,10 +55,11 @@ struct Insn {
   friend bool operator==(const Insn&, const Insn&) = default;
 };
 
-// A decoded micro-op. GEMM uses dst (acc_idx), src (inp_idx) and wgt; ALU uses dst and src,
-// both accumulator indices.
+// A decoded micro-op (isa_fields.def's micro-op rows). GEMM uses dst (acc_idx), src (inp_idx) and
+// wgt; ALU uses dst and src, both accumulator indices.
 struct Uop {
-  uint32_t dst = 0, src = 0, wgt = 0;
+#define TAUVTA_UOP_FIELD(Id, member, ...) uint32_t member = 0;
+#include "hw/isa_fields.def"
   friend bool operator==(const Uop&, const Uop&) = default;
 };
 

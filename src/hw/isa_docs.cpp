@@ -130,6 +130,38 @@ std::string every_instruction_block() {
       rows);
 }
 
+// "GEMM" for GEMM_UOP.
+std::string uop_kind_name(UopFormat f) {
+  const std::string_view m = kUopMnemonics[size_t(f)];
+  return std::string(m.substr(0, m.find('_')));
+}
+
+// The micro-op lines and a row per field: its key and ISA name in each kind, width and meaning.
+std::string micro_op_block() {
+  std::string syn, rows;
+  for (int k = 0; k < kNumUopFormats; ++k) {
+    syn += fmt::format("{}`{}", k == 0 ? "" : ", ", kUopMnemonics[k]);
+    for (const UopFieldInfo& d : kUopFields) {
+      if (d.in(UopFormat(k))) syn += fmt::format(" {}=N", d.key[k]);
+    }
+    syn += "`";
+  }
+  std::string header = "|", rule = "|";
+  for (int k = 0; k < kNumUopFormats; ++k) {
+    header += fmt::format(" `{}` token | field |", kUopMnemonics[k]);
+    rule += "---|---|";
+  }
+  for (const UopFieldInfo& d : kUopFields) {
+    rows += "|";
+    for (int k = 0; k < kNumUopFormats; ++k) {
+      rows += d.in(UopFormat(k)) ? fmt::format(" `{}=N` | `{}` |", d.key[k], d.name[k]) : " | |";
+    }
+    rows += fmt::format(" {} | {} |\n", width_text(d.width), d.meaning);
+  }
+  return fmt::format("{}\n\nPlaced from bit 0 in this order.\n\n{} bits | meaning |\n{}---|---|\n{}",
+                     syn, header, rule, rows);
+}
+
 constexpr std::string_view kBegin = "<!-- isa-table:begin:", kEnd = "<!-- isa-table:end -->";
 
 }  // namespace
@@ -157,11 +189,17 @@ std::string layout_text(const IsaLayout& layout) {
   }
   const UopLayout& u = layout.uop();
   s += "Micro-op fields (32 bits)\n";
-  s += fmt::format("  GEMM  acc_idx {:<8} inp_idx {:<8} wgt_idx {}\n",
-                   bit_range(u.dst_lsb, u.dst_width), bit_range(u.src_lsb, u.src_width),
-                   bit_range(u.wgt_lsb, u.wgt_width));
-  s += fmt::format("  ALU   dst_idx {:<8} src_idx {}\n", bit_range(u.dst_lsb, u.dst_width),
-                   bit_range(u.src_lsb, u.src_width));
+  for (int k = 0; k < kNumUopFormats; ++k) {
+    const UopFormat f = UopFormat(k);
+    std::string line = fmt::format("  {:<6}", uop_kind_name(f));
+    for (const UopFieldInfo& d : kUopFields) {
+      if (!d.in(f)) continue;
+      const UopBits& b = u.at[size_t(d.id)];
+      line += fmt::format("{} {:<8} ", d.name[k], bit_range(b.lsb, b.width));
+    }
+    while (line.back() == ' ') line.pop_back();
+    s += line + "\n";
+  }
   return s;
 }
 
@@ -171,6 +209,7 @@ std::vector<DocBlock> isa_doc_blocks() {
           {"gemm", format_block(Format::kGemm)},
           {"alu", format_block(Format::kAlu)},
           {"finish", format_block(Format::kFinish)},
+          {"micro-ops", micro_op_block()},
           {"default-layout", "```\n" + layout_text(IsaLayout(HwConfig{})) + "```\n"}};
 }
 

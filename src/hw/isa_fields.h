@@ -134,6 +134,21 @@ constexpr int constant_width(Field f) {
   return 0;
 }
 
+// The largest value a field of one constant width holds (x_size, iter_out, ...): the limit the
+// compiler and the runtime split work against. A field whose width follows the configuration (an
+// index) has no such constant; asking for one fails to compile.
+consteval uint32_t field_max(Field f) {
+  int width = -1;
+  for (const WidthRule& w : field_info(f).width) {
+    if (!w.present()) continue;
+    if (!w.constant() || w.is_signed || (width >= 0 && w.plus != width) || w.plus >= 32) {
+      throw "field_max: the field's width is not one unsigned constant";
+    }
+    width = w.plus;
+  }
+  return uint32_t((uint64_t(1) << width) - 1);
+}
+
 // What the code built on the table relies on; a row that breaks it fails to compile here.
 namespace isa_def {
 constexpr bool same(const char* a, const char* b) { return std::string_view(a) == b; }
@@ -203,5 +218,59 @@ constexpr bool formats_consistent() {
 
 static_assert(isa_def::rows_consistent(), "a row of isa_fields.def breaks a rule stated there");
 static_assert(isa_def::formats_consistent(), "a format of isa_fields.def has clashing text");
+
+// The micro-op rows of isa_fields.def: the two kinds of 32-bit micro-op and their fields.
+enum class UopFormat : uint8_t { kGemm, kAlu };
+inline constexpr int kNumUopFormats = 2;
+inline constexpr const char* kUopMnemonics[kNumUopFormats] = {"GEMM_UOP", "ALU_UOP"};
+
+enum class UopField : uint8_t {
+#define TAUVTA_UOP_FIELD(Id, ...) k##Id,
+#include "hw/isa_fields.def"
+  kCount
+};
+inline constexpr int kNumUopFields = int(UopField::kCount);
+
+struct UopFieldInfo {
+  UopField id;
+  uint32_t Uop::*member;
+  WidthRule width;  // the same in both kinds (an ALU source sits in the input index's place)
+  std::array<const char*, kNumUopFormats> name;  // as in ISA.md, by UopFormat; nullptr: absent
+  std::array<const char*, kNumUopFormats> key;   // the assembly key (acc=, dst=, ...)
+  const char* meaning;
+
+  constexpr bool in(UopFormat f) const { return name[size_t(f)] != nullptr; }
+};
+
+namespace isa_def {
+inline constexpr UopFieldInfo kUopTable[] = {
+#define TAUVTA_UOP_FIELD(Id, member, width, gemm_name, gemm_key, alu_name, alu_key, meaning) \
+  {UopField::k##Id, &Uop::member, width, {gemm_name, alu_name}, {gemm_key, alu_key}, meaning},
+#include "hw/isa_fields.def"
+};
+static_assert(std::size(kUopTable) == size_t(UopField::kCount), "one row per UopField");
+
+// Rows in enum order; a buffer index for a width (the placement adds them up); a name exactly when
+// a key; a GEMM micro-op holds every field (it is the wider kind); keys distinct within a kind.
+constexpr bool uop_rows_consistent() {
+  for (int k = 0; k < kNumUopFields; ++k) {
+    const UopFieldInfo& f = kUopTable[k];
+    if (f.id != UopField(k) || !f.width.present() || f.width.constant() || f.width.is_signed) {
+      return false;
+    }
+    if (!f.in(UopFormat::kGemm)) return false;
+    for (int u = 0; u < kNumUopFormats; ++u) {
+      if ((f.name[u] == nullptr) != (f.key[u] == nullptr)) return false;
+      for (int j = 0; j < k && f.key[u] != nullptr; ++j) {
+        if (kUopTable[j].key[u] != nullptr && same(kUopTable[j].key[u], f.key[u])) return false;
+      }
+    }
+  }
+  return true;
+}
+}  // namespace isa_def
+
+inline constexpr const UopFieldInfo (&kUopFields)[kNumUopFields] = isa_def::kUopTable;
+static_assert(isa_def::uop_rows_consistent(), "a micro-op row of isa_fields.def breaks a rule");
 
 }  // namespace tauvta::hw

@@ -12,6 +12,18 @@
 namespace tauvta::hw {
 namespace {
 
+// Micro-op fields from bit 0 up, in row order (VTA packs them into one uint32_t the same way).
+UopLayout place_uop(const HwConfig& c) {
+  UopLayout u;
+  for (const UopFieldInfo& f : kUopFields) {
+    const int width = f.width.eval(c.log_uop_depth(), c.log_acc_depth(), c.log_inp_depth(),
+                                   c.log_wgt_depth());
+    u.at[size_t(f.id)] = {u.total_width, width};
+    u.total_width += width;
+  }
+  return u;
+}
+
 // The C bit-field rule of hw_spec.h's uint64_t structs: a format's fields (the rows of
 // isa_fields.def it holds, in order) are placed from bit 0 up, and a field that would straddle
 // bit 64 starts at bit 64.
@@ -205,18 +217,22 @@ IsaLayout::IsaLayout(const HwConfig& config) {
       max_[f][size_t(d.field)] = d.is_signed ? ~0ull : mask;
     }
   }
-  const int A = config.log_acc_depth(), I = config.log_inp_depth(), W = config.log_wgt_depth();
-  uop_ = {0, A, A, I, A + I, W};
+  uop_ = place_uop(config);
 }
 
 void IsaLayout::check_encodable(const HwConfig& c, const std::string& source) {
   for (int f = 0; f < kNumFormats; ++f) place(Format(f), c, source);
-  const int A = c.log_acc_depth(), I = c.log_inp_depth(), W = c.log_wgt_depth();
-  if (A + I + W > 32) {
+  const UopLayout u = place_uop(c);
+  if (u.total_width > 32) {
+    std::string sum, keys;
+    for (const UopFieldInfo& f : kUopFields) {
+      sum += fmt::format("{}{}", sum.empty() ? "" : " + ", u.at[size_t(f.id)].width);
+      keys += fmt::format("{}{}", keys.empty() ? "" : ", ", f.key[size_t(UopFormat::kGemm)]);
+    }
     throw Error(fmt::format(
-        "{}: config {} cannot be encoded: a GEMM micro-op needs {} + {} + {} = {} bits "
-        "(acc, inp, wgt index) but has 32 (reduce a buffer size)",
-        source, c.name(), A, I, W, A + I + W));
+        "{}: config {} cannot be encoded: a GEMM micro-op needs {} = {} bits ({} index) but has 32 "
+        "(reduce a buffer size)",
+        source, c.name(), sum, u.total_width, keys));
   }
 }
 
@@ -331,38 +347,29 @@ Insn IsaLayout::decode(const RawInsn& raw, size_t index) const {
   return insn;
 }
 
-namespace {
-uint64_t check_uop_field(uint32_t v, int width, const char* name) {
-  if (width < 32 && (uint64_t(v) >> width) != 0) {
-    throw Error(fmt::format("micro-op field {} = {} does not fit {} bits", name, v, width));
+uint32_t IsaLayout::encode_uop(UopFormat f, const Uop& u) const {
+  uint64_t raw = 0;
+  for (const UopFieldInfo& d : kUopFields) {
+    if (!d.in(f)) continue;
+    const UopBits& b = uop_.at[size_t(d.id)];
+    const uint32_t v = u.*d.member;
+    if (b.width < 32 && (uint64_t(v) >> b.width) != 0) {
+      throw Error(fmt::format("micro-op field {} = {} does not fit {} bits", d.name[size_t(f)], v,
+                              b.width));
+    }
+    raw |= uint64_t(v) << b.lsb;
   }
-  return v;
-}
-uint32_t uop_bits(uint32_t raw, int lsb, int width) {
-  if (width == 0) return 0;
-  return uint32_t((uint64_t(raw) >> lsb) & ((1ull << width) - 1));
-}
-}  // namespace
-
-uint32_t IsaLayout::encode_gemm_uop(const Uop& u) const {
-  return uint32_t(check_uop_field(u.dst, uop_.dst_width, "acc_idx") << uop_.dst_lsb |
-                  check_uop_field(u.src, uop_.src_width, "inp_idx") << uop_.src_lsb |
-                  check_uop_field(u.wgt, uop_.wgt_width, "wgt_idx") << uop_.wgt_lsb);
+  return uint32_t(raw);
 }
 
-uint32_t IsaLayout::encode_alu_uop(const Uop& u) const {
-  return uint32_t(check_uop_field(u.dst, uop_.dst_width, "dst_idx") << uop_.dst_lsb |
-                  check_uop_field(u.src, uop_.src_width, "src_idx") << uop_.src_lsb);
-}
-
-Uop IsaLayout::decode_gemm_uop(uint32_t raw) const {
-  return {uop_bits(raw, uop_.dst_lsb, uop_.dst_width), uop_bits(raw, uop_.src_lsb, uop_.src_width),
-          uop_bits(raw, uop_.wgt_lsb, uop_.wgt_width)};
-}
-
-Uop IsaLayout::decode_alu_uop(uint32_t raw) const {
-  return {uop_bits(raw, uop_.dst_lsb, uop_.dst_width), uop_bits(raw, uop_.src_lsb, uop_.src_width),
-          0};
+Uop IsaLayout::decode_uop(UopFormat f, uint32_t raw) const {
+  Uop u;
+  for (const UopFieldInfo& d : kUopFields) {
+    const UopBits& b = uop_.at[size_t(d.id)];
+    if (!d.in(f) || b.width == 0) continue;
+    u.*d.member = uint32_t((uint64_t(raw) >> b.lsb) & ((1ull << b.width) - 1));
+  }
+  return u;
 }
 
 }  // namespace tauvta::hw

@@ -23,11 +23,16 @@ struct FieldDesc {
   bool is_signed = false;
 };
 
-// Micro-op fields (32 bits).
+// Where each micro-op field (kUopFields) sits in the 32-bit word, by UopField.
+struct UopBits {
+  int lsb = 0, width = 0;
+};
 struct UopLayout {
-  int dst_lsb = 0, dst_width = 0;  // GEMM acc_idx / ALU dst_idx
-  int src_lsb = 0, src_width = 0;  // GEMM inp_idx / ALU src_idx (input field width)
-  int wgt_lsb = 0, wgt_width = 0;  // GEMM wgt_idx
+  std::array<UopBits, kNumUopFields> at{};
+  int total_width = 0;  // of a GEMM micro-op, which holds every field
+#define TAUVTA_UOP_FIELD(Id, member, ...) \
+  const UopBits& member() const { return at[size_t(UopField::k##Id)]; }
+#include "hw/isa_fields.def"
 };
 
 Format format_of(Opcode op);
@@ -52,10 +57,14 @@ class IsaLayout {
   // Throws tauvta::Error for an undefined opcode; `index` names the instruction in the message.
   Insn decode(const RawInsn& raw, size_t index = 0) const;
 
-  uint32_t encode_gemm_uop(const Uop& u) const;
-  uint32_t encode_alu_uop(const Uop& u) const;
-  Uop decode_gemm_uop(uint32_t raw) const;
-  Uop decode_alu_uop(uint32_t raw) const;
+  // Throws tauvta::Error naming the field when a value does not fit; fields the kind lacks are
+  // not encoded (and decode as 0).
+  uint32_t encode_uop(UopFormat f, const Uop& u) const;
+  Uop decode_uop(UopFormat f, uint32_t raw) const;
+  uint32_t encode_gemm_uop(const Uop& u) const { return encode_uop(UopFormat::kGemm, u); }
+  uint32_t encode_alu_uop(const Uop& u) const { return encode_uop(UopFormat::kAlu, u); }
+  Uop decode_gemm_uop(uint32_t raw) const { return decode_uop(UopFormat::kGemm, raw); }
+  Uop decode_alu_uop(uint32_t raw) const { return decode_uop(UopFormat::kAlu, raw); }
 
   // Field value of a decoded instruction, as an unsigned bit pattern of the field's width.
   static uint64_t get(const Insn& insn, Field f);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "io/file_error.h"
 #include "io/tensor_files.h"
 
 namespace tauvta::io {
@@ -20,10 +21,6 @@ namespace fs = std::filesystem;
 using graph::Tensor;
 
 namespace {
-
-[[noreturn]] void fail(const fs::path& path, const std::string& what) {
-  throw Error(fmt::format("{}: {}", path.string(), what));
-}
 
 const char* idx_type_name(int code) {
   switch (code) {

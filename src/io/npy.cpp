@@ -12,6 +12,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "io/file_error.h"
 #include "io/tensor_files.h"
 
 namespace tauvta::io {
@@ -25,10 +26,6 @@ namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
-
-[[noreturn]] void fail(const fs::path& path, const std::string& what) {
-  throw Error(fmt::format("{}: {}", path.string(), what));
-}
 
 // The dict literal numpy writes is a tiny subset of Python; this parser accepts that subset in
 // any key order, with arbitrary spacing and an optional trailing comma.

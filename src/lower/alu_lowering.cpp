@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "hw/isa_fields.h"
 #include "hw/lanes.h"
 #include "lower/requant_alu.h"
 #include "lower/uop_nest.h"
@@ -151,7 +152,7 @@ void lower_max_pool(ProgramBuilder& pb, const MaxPoolSpec& p, const runtime::Dra
 
         cb.dep_pop(Module::kCompute, Module::kStore);
         const uint64_t ooff = uint64_t((plane * p.oh + ht * th) * p.ow);
-        if (th_i * p.ow <= 0xffff) {
+        if (th_i * p.ow <= hw::field_max(hw::Field::kXSize)) {
           cb.store_2d(y_base, out, ooff, uint32_t(th_i * p.ow), 1, uint32_t(th_i * p.ow));
         } else {
           cb.store_2d(y_base, out, ooff, uint32_t(p.ow), uint32_t(th_i), uint32_t(p.ow));
@@ -185,7 +186,8 @@ void lower_add(ProgramBuilder& pb, const AddSpec& a, const runtime::DramBuffer& 
   const int64_t elems = act_blocks(c, a.shape);
   const int64_t acc_free = alu_acc_limit(c) - 1;  // element 0: the rounding constant
   const int64_t per_part_acc = acc_free / 2 / (separate_b ? 2 : 1);
-  const int64_t T = std::min<int64_t>({elems, per_part_acc, int64_t(c.inp_depth()) / 4, 0xffff});
+  const int64_t T = std::min<int64_t>({elems, per_part_acc, int64_t(c.inp_depth()) / 4,
+                                     int64_t(hw::field_max(hw::Field::kXSize))});
   const int64_t steps = ceil_div(elems, T);
 
   if (!rv.imm_only) cb.load_2d(MemId::kAcc, 0, vec, 0, 1, 1, 1);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "hw/isa_fields.h"
 #include "lower/alu_lowering.h"
 #include "lower/requant_alu.h"
 #include "lower/tensor_layout.h"
@@ -280,7 +281,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
             const Key wk{sg, it.ct, kc, 0};
             if (wgt_at[part] != wk) {
               const uint64_t off = uint64_t(((sg * g.cob + it.ct * t.tco) * g.cib + kc * t.tci) * KK);
-              if (tci_i == g.cib && tco_i * g.cib * KK <= 0xffff) {
+              if (tci_i == g.cib && tco_i * g.cib * KK <= hw::field_max(hw::Field::kXSize)) {
                 cb.load_2d(MemId::kWgt, wgt_base, wbuf, off, uint32_t(tco_i * g.cib * KK), 1,
                            uint32_t(tco_i * g.cib * KK));
               } else {
@@ -296,7 +297,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
                   const uint32_t sram = inp_base + uint32_t(t.res_offset + (b * tco_i + co) * th_i * tw_i);
                   const int64_t plane = (it.bt * t.tb + b) * g.cob_total + sg * g.cob + it.ct * t.tco + co;
                   const uint64_t off = uint64_t((plane * OH + it.ht * t.th) * OW + it.wt * t.tw);
-                  if (tw_i == OW && th_i * OW <= 0xffff) {
+                  if (tw_i == OW && th_i * OW <= hw::field_max(hw::Field::kXSize)) {
                     cb.load_2d(MemId::kInp, sram, *residual, off, uint32_t(th_i * OW), 1, uint32_t(th_i * OW));
                   } else {
                     cb.load_2d(MemId::kInp, sram, *residual, off, uint32_t(tw_i), uint32_t(th_i), uint32_t(OW));
@@ -372,7 +373,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
               const uint32_t sram = acc_base + uint32_t((b * tco_i + co) * th_i * tw_i);
               const int64_t plane = (it.bt * t.tb + b) * g.cob_total + sg * g.cob + it.ct * t.tco + co;
               const uint64_t off = uint64_t((plane * OH + it.ht * t.th) * OW + it.wt * t.tw);
-              if (tw_i == OW && th_i * OW <= 0xffff) {
+              if (tw_i == OW && th_i * OW <= hw::field_max(hw::Field::kXSize)) {
                 cb.store_2d(sram, output, off, uint32_t(th_i * OW), 1, uint32_t(th_i * OW));
               } else {
                 cb.store_2d(sram, output, off, uint32_t(tw_i), uint32_t(th_i), uint32_t(OW));

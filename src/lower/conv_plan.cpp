@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "hw/isa_fields.h"
 #include "lower/tensor_layout.h"
 #include "sim/memory_system.h"
 
@@ -76,9 +77,10 @@ ConvGeometry conv_geometry(const hw::HwConfig& c, const ConvWorkload& w) {
     g.cib = m * cin_g / BI;
     g.cob = m * cout_g / BO;
   }
-  if (g.oh > 0xffff || g.ow > 0xffff || w.width > 0xffff) {
-    throw Error(fmt::format("an image row of {} elements exceeds the 16-bit load/store strides",
-                            std::max(g.ow, w.width)));
+  constexpr uint32_t kMaxRow = hw::field_max(hw::Field::kXStride);
+  if (g.oh > kMaxRow || g.ow > kMaxRow || w.width > kMaxRow) {
+    throw Error(fmt::format("an image row of {} elements exceeds the {}-bit load/store strides",
+                            std::max(g.ow, w.width), hw::constant_width(hw::Field::kXStride)));
   }
   // A transposed convolution multiplies each input pixel by each tap once (no inserted zeros).
   const int64_t points = w.kind == OpKind::kConv2dTranspose ? w.height * w.width : g.oh * g.ow;
@@ -194,7 +196,10 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
                        "elements exceeds the {} of each of {} virtual thread(s)",
                        t.tb, t.tco, t.th, t.tw, acc_tile, t.acc_slot, t.vt);
   }
-  if (t.cols(t.tw) > 0xffff) return "tile_w: an input row exceeds the 16-bit x_size";
+  if (t.cols(t.tw) > hw::field_max(hw::Field::kXSize)) {
+    return fmt::format("tile_w: an input row exceeds the {}-bit x_size",
+                       hw::constant_width(hw::Field::kXSize));
+  }
   if (out) *out = t;
   return "";
 }

@@ -1,14 +1,19 @@
 #include "lower/uop_nest.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "hw/isa_fields.h"
 
 namespace tauvta::lower {
 
 namespace {
 
-constexpr uint32_t kMaxIter = (1u << 14) - 1;
+// The loop counts of a GEMM or ALU instruction (iter_out, iter_in).
+constexpr uint32_t kMaxIter =
+    std::min(hw::field_max(hw::Field::kIterOut), hw::field_max(hw::Field::kIterIn));
 
 struct FieldLimits {
   uint64_t dst, src, wgt;  // exclusive upper bounds of loop factors

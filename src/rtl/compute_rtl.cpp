@@ -129,13 +129,13 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  reg [I:0] f1_src_off;\n"
        "  reg [W:0] f1_wgt_off;\n";
   v += fmt::format("  wire [31:0] uop_word;\n");
-  v += fmt::format("  wire [{}:0] uop_dst = uop_word[{}:{}];\n", ul.dst_width - 1,
-                   ul.dst_lsb + ul.dst_width - 1, ul.dst_lsb);
-  v += fmt::format("  wire [{}:0] uop_src = uop_word[{}:{}];\n", ul.src_width - 1,
-                   ul.src_lsb + ul.src_width - 1, ul.src_lsb);
-  if (ul.wgt_width > 0) {
-    v += fmt::format("  wire [{}:0] uop_wgt = uop_word[{}:{}];\n", ul.wgt_width - 1,
-                     ul.wgt_lsb + ul.wgt_width - 1, ul.wgt_lsb);
+  v += fmt::format("  wire [{}:0] uop_dst = uop_word[{}:{}];\n", ul.dst().width - 1,
+                   ul.dst().lsb + ul.dst().width - 1, ul.dst().lsb);
+  v += fmt::format("  wire [{}:0] uop_src = uop_word[{}:{}];\n", ul.src().width - 1,
+                   ul.src().lsb + ul.src().width - 1, ul.src().lsb);
+  if (ul.wgt().width > 0) {
+    v += fmt::format("  wire [{}:0] uop_wgt = uop_word[{}:{}];\n", ul.wgt().width - 1,
+                     ul.wgt().lsb + ul.wgt().width - 1, ul.wgt().lsb);
   } else {
     v += "  wire [0:0] uop_wgt = 1'b0;\n";
   }

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "runtime/uop_kernel.h"
 #include "sim/memory_system.h"
+#include "hw/isa_fields.h"
 
 namespace tauvta::runtime {
 namespace {
@@ -17,8 +18,13 @@ namespace {
 using hw::MemId;
 using hw::Module;
 
-constexpr uint32_t kMaxIter = (1u << 14) - 1;  // iter_out / iter_in are 14-bit fields
-constexpr uint32_t kMaxXSize = 0xffff;         // x_size / y_size / x_stride are 16-bit fields
+// The loop counts of a GEMM or ALU instruction (iter_out, iter_in).
+constexpr uint32_t kMaxIter =
+    std::min(hw::field_max(hw::Field::kIterOut), hw::field_max(hw::Field::kIterIn));
+// The 2-D block of a LOAD or STORE (x_size, y_size, x_stride).
+constexpr uint32_t kMaxXSize = std::min({hw::field_max(hw::Field::kXSize),
+                                         hw::field_max(hw::Field::kYSize),
+                                         hw::field_max(hw::Field::kXStride)});
 
 uint32_t ceil_div(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 

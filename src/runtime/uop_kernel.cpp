@@ -51,10 +51,10 @@ UopKernel UopKernel::materialize(const hw::IsaLayout& layout) const {
       for (size_t k = 0; k < uops.size(); ++k) {
         const hw::Uop& u = uops[k];
         hw::Uop m;
-        m.dst = offset_index(u.dst, o * lo.dst_factor, i * li.dst_factor, ul.dst_width, "dst", k);
-        m.src = offset_index(u.src, o * lo.src_factor, i * li.src_factor, ul.src_width, "src", k);
+        m.dst = offset_index(u.dst, o * lo.dst_factor, i * li.dst_factor, ul.dst().width, "dst", k);
+        m.src = offset_index(u.src, o * lo.src_factor, i * li.src_factor, ul.src().width, "src", k);
         if (kind == UopKind::kGemm) {
-          m.wgt = offset_index(u.wgt, o * lo.wgt_factor, i * li.wgt_factor, ul.wgt_width, "wgt", k);
+          m.wgt = offset_index(u.wgt, o * lo.wgt_factor, i * li.wgt_factor, ul.wgt().width, "wgt", k);
         }
         flat.uops.push_back(m);
       }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "hw/isa_fields.h"
 
 namespace tauvta::runtime {
 namespace {
@@ -96,9 +97,9 @@ UopPlacement UopKernelCache::place(std::span<const uint32_t> words, uint64_t h) 
   stats_.uops_loaded += n;
 
   UopPlacement placement{bgn, end, {}};
-  constexpr uint32_t kMaxXSize = 0xffff;  // x_size is a 16-bit field
-  for (uint32_t done = 0; done < n; done += kMaxXSize) {
-    const uint32_t len = std::min(kMaxXSize, n - done);
+  constexpr uint32_t kMaxUopRow = hw::field_max(hw::Field::kXSize);
+  for (uint32_t done = 0; done < n; done += kMaxUopRow) {
+    const uint32_t len = std::min(kMaxUopRow, n - done);
     hw::Insn load;
     load.opcode = hw::Opcode::kLoad;
     load.memory_type = uint8_t(hw::MemId::kUop);

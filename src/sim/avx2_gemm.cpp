@@ -141,8 +141,8 @@ TAUVTA_AVX2 inline void finish64(const V* n, int64_t* ap, OutT* op, bool reset, 
 // an input pair feeds the whole chunk); kPairs > 0 and kBO > 0 fix BLOCK_IN / 2 and BLOCK_OUT at
 // compile time (constant strides free the registers the inner loops need).
 template <class OutT, int kVecs, int kPairs, int kBO>
-struct Shape {
-  explicit Shape(const OnChipMemory& m)
+struct Avx2Shape {
+  explicit Avx2Shape(const OnChipMemory& m)
       : B(m.config().batch()), BI(kPairs > 0 ? 2 * kPairs : m.config().block_in()),
         BO(kBO > 0 ? kBO : m.config().block_out()),
         pairs(kPairs > 0 ? kPairs : BI / 2), chunks(BO / (8 * kVecs)),
@@ -199,7 +199,7 @@ struct Order {
 // Accumulators of at most 32 bits.
 template <class OutT, int kVecs, int kPairs, int kBO>
 TAUVTA_AVX2 void gemm_mod32(OnChipMemory& m, const LoopNest& l, bool reset, OutT* out) {
-  const Shape<OutT, kVecs, kPairs, kBO> s(m);
+  const Avx2Shape<OutT, kVecs, kPairs, kBO> s(m);
   const Order ord(l, reset);
   int32_t* acc = m.acc32.data();
   for (uint32_t po = 0; po < ord.moving.n_out; ++po) {
@@ -238,7 +238,7 @@ TAUVTA_AVX2 void gemm_mod32(OnChipMemory& m, const LoopNest& l, bool reset, OutT
 // sums in registers at least every kFlushPairs pairs.
 template <class OutT, int kVecs, int kPairs, int kBO>
 TAUVTA_AVX2 void gemm_exact64(OnChipMemory& m, const LoopNest& l, bool reset, OutT* out) {
-  const Shape<OutT, kVecs, kPairs, kBO> s(m);
+  const Avx2Shape<OutT, kVecs, kPairs, kBO> s(m);
   const Order ord(l, reset);
   int64_t* acc = m.acc64.data();
   for (uint32_t po = 0; po < ord.moving.n_out; ++po) {

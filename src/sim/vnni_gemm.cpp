@@ -56,8 +56,8 @@ struct Ymm {  // 8 output channels per vector (BLOCK_OUT = 8, 24, ...)
 
 // Geometry shared by both kernels; k* > 0 fixes a dimension at compile time.
 template <class Vec, int kGroups, int kBatch>
-struct Shape {
-  explicit Shape(const hw::HwConfig& c)
+struct VnniShape {
+  explicit VnniShape(const hw::HwConfig& c)
       : BI(c.block_in()), BO(c.block_out()), B(kBatch > 0 ? kBatch : c.batch()),
         groups(kGroups > 0 ? kGroups : c.block_in() / 4), oc_blocks(c.block_out() / Vec::kLanes),
         acc_shift(32 - c.acc_width()), out_shift(c.out_width() < 8 ? 32 - c.out_width() : 0),
@@ -79,7 +79,7 @@ TAUVTA_VNNI inline void finish(const S& s, typename Vec::V nv, int32_t* ap, int8
 // chains per micro-op halve the dpbusd latency it waits for.
 template <class Vec, int kGroups, int kBatch>
 TAUVTA_VNNI void gemm_steps(OnChipMemory& m, const LoopNest& l, bool reset) {
-  const Shape<Vec, kGroups, kBatch> s(m.config());
+  const VnniShape<Vec, kGroups, kBatch> s(m.config());
   const uint8_t* inp = m.inp_vnni.data();
   const int8_t* wv = m.wgt_vnni.data();
   const int32_t* corr = m.wgt_corr.data();
@@ -130,7 +130,7 @@ TAUVTA_VNNI void gemm_steps(OnChipMemory& m, const LoopNest& l, bool reset) {
 // independent chains so consecutive steps do not wait on each other's dpbusd latency.
 template <class Vec, int kGroups, int kBatch>
 TAUVTA_VNNI void gemm_reduce(OnChipMemory& m, const LoopNest& l) {
-  const Shape<Vec, kGroups, kBatch> s(m.config());
+  const VnniShape<Vec, kGroups, kBatch> s(m.config());
   const uint8_t* inp = m.inp_vnni.data();
   const int8_t* wv = m.wgt_vnni.data();
   const int32_t* corr = m.wgt_corr.data();

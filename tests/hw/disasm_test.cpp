@@ -222,7 +222,7 @@ std::string asm_error(const std::string& text) {
 
 TEST(Assemble, ErrorsNameLineTokenAndField) {
   EXPECT_EQ(asm_error("FINISH\n\nLOAF INP"),
-            "prog.txt:3: unknown mnemonic; expected LOAD, STORE, GEMM, ALU, FINISH, GEMM_UOP or "
+            "prog.txt:3: unknown mnemonic; expected LOAD, STORE, GEMM, FINISH, ALU, GEMM_UOP or "
             "ALU_UOP (at 'LOAF')");
   EXPECT_EQ(asm_error("LOAD INP y_pad=16,0"),
             "prog.txt:1: field y_pad_0 = 16 does not fit 4 bits (max 15) (at 'y_pad=16,0')");
@@ -285,8 +285,8 @@ TEST(Assemble, RandomDisasmAsmRoundTrip) {
     std::vector<uint32_t> uops;
     const UopLayout& u = l.uop();
     for (int k = 0; k < 20; ++k) {
-      const Uop g{uint32_t(rng() >> (64 - u.dst_width)), uint32_t(rng() >> (64 - u.src_width)),
-                  uint32_t(rng() >> (64 - u.wgt_width))};
+      const Uop g{uint32_t(rng() >> (64 - u.dst().width)), uint32_t(rng() >> (64 - u.src().width)),
+                  uint32_t(rng() >> (64 - u.wgt().width))};
       uops.push_back(l.encode_gemm_uop(g));
       uop_text += disassemble_gemm_uop(g) + "\n";
       uops.push_back(l.encode_alu_uop({g.dst, g.src, 0}));

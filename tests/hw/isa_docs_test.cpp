@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 #include "hw/disasm.h"
 #include "hw/isa_docs.h"
@@ -114,6 +116,57 @@ TEST(IsaFields, DisassemblyKeysComeFromTheTable) {
       EXPECT_TRUE(known) << opcode_name(insn.opcode) << ": " << word;
     }
   }
+}
+
+// A micro-op line reads and writes exactly the table's micro-op rows: the kind's mnemonic, then
+// each of its fields by key; every field holds its widest value and round-trips through the text;
+// a key of the other kind is refused naming the kind's keys.
+TEST(IsaFields, MicroOpLinesComeFromTheTable) {
+  const IsaLayout l{HwConfig{}};
+  for (int k = 0; k < kNumUopFormats; ++k) {
+    const UopFormat f = UopFormat(k);
+    Uop u;
+    std::string expected = kUopMnemonics[k], keys;
+    for (const UopFieldInfo& d : kUopFields) {
+      if (!d.in(f)) continue;
+      const UopBits& b = l.uop().at[size_t(d.id)];
+      u.*d.member = uint32_t((uint64_t(1) << b.width) - 1);
+      expected += fmt::format(" {}={}", d.key[k], u.*d.member);
+      keys += fmt::format("{}{}=", keys.empty() ? "" : ", ", d.key[k]);
+    }
+    const std::string line = disassemble_uop(f, u);
+    EXPECT_EQ(line, expected);
+    const Assembled a = assemble(l, line, "u.txt");
+    ASSERT_EQ(a.uops.size(), 1u);
+    EXPECT_EQ(a.uops[0], l.encode_uop(f, u));
+    EXPECT_EQ(l.decode_uop(f, a.uops[0]), u) << line;
+    for (const UopFieldInfo& d : kUopFields) {
+      if (d.in(f)) continue;
+      const std::string bad = fmt::format("{} {}=1", kUopMnemonics[k], d.key[0]);
+      const std::string refusal = fmt::format("{} takes {}", kUopMnemonics[k], keys);
+      try {
+        (void)assemble(l, bad, "u.txt");
+        ADD_FAILURE() << bad << " assembled";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string_view(e.what()).find(refusal), std::string_view::npos) << e.what();
+      }
+    }
+  }
+  // The fields fill a GEMM micro-op from bit 0 without a gap.
+  int next = 0;
+  for (const UopFieldInfo& d : kUopFields) {
+    EXPECT_EQ(l.uop().at[size_t(d.id)].lsb, next) << d.name[0];
+    next += l.uop().at[size_t(d.id)].width;
+  }
+  EXPECT_EQ(next, l.uop().total_width);
+}
+
+// The limits lowering splits work against are the table's widths (ISA.md: x_size 16 bits,
+// iter_out 14).
+TEST(IsaFields, ConstantFieldLimitsFollowTheTable) {
+  EXPECT_EQ(field_max(Field::kXSize), 0xffffu);
+  EXPECT_EQ(field_max(Field::kIterOut), (1u << 14) - 1);
+  EXPECT_EQ(field_max(Field::kMemoryType), 7u);
 }
 
 }  // namespace

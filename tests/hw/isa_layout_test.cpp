@@ -76,12 +76,12 @@ TEST(IsaLayout, DefaultPositionsMatchIsaMd) {
   EXPECT_TRUE(l.field(Format::kAlu, Field::kImm).is_signed);
 
   const UopLayout& u = l.uop();
-  EXPECT_EQ(u.dst_lsb, 0);
-  EXPECT_EQ(u.dst_width, 11);
-  EXPECT_EQ(u.src_lsb, 11);
-  EXPECT_EQ(u.src_width, 11);
-  EXPECT_EQ(u.wgt_lsb, 22);
-  EXPECT_EQ(u.wgt_width, 10);
+  EXPECT_EQ(u.dst().lsb, 0);
+  EXPECT_EQ(u.dst().width, 11);
+  EXPECT_EQ(u.src().lsb, 11);
+  EXPECT_EQ(u.src().width, 11);
+  EXPECT_EQ(u.wgt().lsb, 22);
+  EXPECT_EQ(u.wgt().width, 10);
 }
 
 // Raw values written from ISA.md's bit positions, independently of the field table.
@@ -228,7 +228,7 @@ TEST(IsaLayout, FieldsNeverOverlapOrCross64) {
       }
     }
     const UopLayout& u = l.uop();
-    EXPECT_LE(u.wgt_lsb + u.wgt_width, 32) << c.name();
+    EXPECT_LE(u.wgt().lsb + u.wgt().width, 32) << c.name();
   }
 }
 
@@ -244,8 +244,8 @@ TEST(IsaLayout, RandomEncodeDecodeRoundTrip) {
     }
     for (int k = 0; k < 50; ++k) {
       const UopLayout& u = l.uop();
-      const Uop g{uint32_t(rng() >> (64 - u.dst_width)), uint32_t(rng() >> (64 - u.src_width)),
-                  uint32_t(rng() >> (64 - u.wgt_width))};
+      const Uop g{uint32_t(rng() >> (64 - u.dst().width)), uint32_t(rng() >> (64 - u.src().width)),
+                  uint32_t(rng() >> (64 - u.wgt().width))};
       ASSERT_EQ(l.decode_gemm_uop(l.encode_gemm_uop(g)), g) << c.name();
       const Uop a{g.dst, g.src, 0};
       ASSERT_EQ(l.decode_alu_uop(l.encode_alu_uop(a)), a) << c.name();

@@ -118,7 +118,7 @@ void cosimulate(const CosimCase& c, uint64_t seed, int n_insns) {
     const uint32_t dst_span = factors(acc_region, insn.dst_factor_out, insn.dst_factor_in);
     std::vector<hw::Uop> uops(n_uops);
     if (alu) {
-      const uint32_t src_limit = std::min<uint32_t>(acc_region, 1u << layout.uop().src_width);
+      const uint32_t src_limit = std::min<uint32_t>(acc_region, 1u << layout.uop().src().width);
       const uint32_t src_span = factors(src_limit, insn.src_factor_out, insn.src_factor_in);
       for (auto& u : uops) u = {uint32_t(uni(0, dst_span - 1)), uint32_t(uni(0, src_span - 1)), 0};
       insn.alu_opcode = uint8_t(uni(0, n_ops - 1));
