@@ -11,7 +11,6 @@
 //   build/bench/dse_bench [--seeds 5] [--trials 1000] [--overlays 12] [--precisions 8,4,2,1]
 //                         [--tuners random,xgb] [--json OUT]
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -19,6 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "dse/explorer.h"
 #include "fpga/device.h"
 
@@ -129,6 +129,6 @@ int main(int argc, char** argv) {
                      {"convergence_ratio_median", median(conv)}});
     }
   }
-  if (!json_out.empty()) std::ofstream(json_out) << out.dump(2) << "\n";
+  if (!json_out.empty()) tauvta::write_file_atomic(json_out, out.dump(2) + "\n");
   return 0;
 }

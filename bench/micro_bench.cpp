@@ -1,7 +1,8 @@
-// Micro-benchmarks of the simulator's hot paths (Google Benchmark): instruction decode, the
-// timing model alone, the memory system's bursts (a weight load alone on the port, and one that
-// shares the port with another module's latency-bound rows), and one GEMM instruction on the SIMD and the portable kernels (the pair
-// gives the SIMD speed-up as a ratio within one run).
+// Micro-benchmarks of the simulator's hot paths (Google Benchmark): instruction and micro-op
+// decode (micro-ops also by hand-written shifts, for the table's cost as a ratio), the timing
+// model alone, the memory system's bursts (a weight load alone on the port, and one that shares
+// the port with another module's latency-bound rows), and one GEMM instruction on the SIMD and the
+// portable kernels (the pair gives the SIMD speed-up as a ratio within one run).
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -61,6 +62,47 @@ void BM_Decode(benchmark::State& state) {
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(p.size()));
 }
 BENCHMARK(BM_Decode);
+
+// Micro-op decode (what a LOAD UOP does per micro-op) through the field table, against the same
+// three fields taken by hand-written shifts: the cost of declaring the fields once, as a ratio.
+std::vector<uint32_t> random_uops(const hw::IsaLayout& l) {
+  std::vector<uint32_t> raw;
+  uint32_t x = 12345;
+  for (int k = 0; k < 4096; ++k) {
+    x = x * 1664525u + 1013904223u;
+    raw.push_back(x & ((1u << l.uop().total_width) - 1));
+  }
+  return raw;
+}
+
+void BM_DecodeUop(benchmark::State& state) {
+  const hw::IsaLayout l{hw::HwConfig{}};
+  const std::vector<uint32_t> raw = random_uops(l);
+  for (auto _ : state) {
+    for (uint32_t r : raw) benchmark::DoNotOptimize(l.decode_gemm_uop(r));
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(raw.size()));
+}
+BENCHMARK(BM_DecodeUop);
+
+// The fields written out by hand, as decode_gemm_uop was before the table held them, and called
+// the same way (not inlined), so the ratio is the table's cost and not inlining's.
+[[gnu::noinline]] hw::Uop decode_gemm_uop_by_hand(const hw::UopLayout& u, uint32_t r) {
+  const auto bits = [r](const hw::UopBits& b) {
+    return b.width == 0 ? 0u : uint32_t((uint64_t(r) >> b.lsb) & ((uint64_t(1) << b.width) - 1));
+  };
+  return {bits(u.dst()), bits(u.src()), bits(u.wgt())};
+}
+
+void BM_DecodeUopByHand(benchmark::State& state) {
+  const hw::IsaLayout l{hw::HwConfig{}};
+  const std::vector<uint32_t> raw = random_uops(l);
+  for (auto _ : state) {
+    for (uint32_t r : raw) benchmark::DoNotOptimize(decode_gemm_uop_by_hand(l.uop(), r));
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(raw.size()));
+}
+BENCHMARK(BM_DecodeUopByHand);
 
 void BM_TimingOnly(benchmark::State& state) {
   const hw::HwConfig c;

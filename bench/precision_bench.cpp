@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -19,6 +18,7 @@
 
 #include "backend/compile_network.h"
 #include "backend/network_accuracy.h"
+#include "common/atomic_file.h"
 #include "io/tensor_files.h"
 #include "model/pipeline.h"
 #include "sim/compute_kernels.h"
@@ -119,6 +119,6 @@ int main(int argc, char** argv) {
   std::cout << fmt::format("(ratios: median over {} rounds of {} images with instruments off, overflow, all four in turn; "
                            "1 board s: the first 2000 images on one board, scaled to the same image count)\n",
                            rounds, std::min(limit, round_images));
-  if (!json_out.empty()) std::ofstream(json_out) << out.dump(2) << "\n";
+  if (!json_out.empty()) tauvta::write_file_atomic(json_out, out.dump(2) + "\n");
   return 0;
 }

@@ -4,17 +4,17 @@
 // in the same process. The model comes from scripts/make-models (build/models/resnet18.onnx).
 //   build/bench/resnet18_bench [--model PATH] [--config CFG.json] [--repeat N] [--json OUT]
 #include <chrono>
-#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bench_models.h"
 #include "backend/compile_network.h"
 #include "backend/network_report.h"
 #include "backend/network_runner.h"
+#include "bench_models.h"
+#include "common/atomic_file.h"
 #include "cpu/float_executor.h"
 #include "cpu/int_executor.h"
 #include "io/tensor_files.h"
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       j["bench"] = {{"conv_gops", t.conv_gops}, {"compile_seconds", compile_s}, {"lower_warm_seconds", lower_warm},
                     {"sim_seconds", vta_sim_s}, {"full_run_seconds", full_s}, {"timing_only_seconds", timing_s},
                     {"float_forward_seconds", float_s}, {"int_forward_seconds", int_s}, {"bit_exact", exact}};
-      std::ofstream(json_out) << j.dump(2) << "\n";
+      tauvta::write_file_atomic(json_out, j.dump(2) + "\n");
     }
     return exact ? 0 : 1;
   } catch (const std::exception& e) {

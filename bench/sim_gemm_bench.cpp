@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "hw/hw_config.h"
 #include "runtime/device.h"
@@ -258,7 +258,7 @@ int run(int argc, char** argv) {
                         {"gemm_utilization", best_full.report.gemm_utilization()},
                         {"simd", sim::simd_gemm_name(sim::best_simd_gemm(config))},
                         {"kernels", kernels}};
-    std::ofstream(json_path) << j.dump(2) << "\n";
+    tauvta::write_file_atomic(json_path, j.dump(2) + "\n");
   }
   return 0;
 }

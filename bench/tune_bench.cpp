@@ -7,15 +7,15 @@
 //                          [--skip-resnet] [--json OUT]
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bench_models.h"
 #include "backend/compile_network.h"
+#include "bench_models.h"
+#include "common/atomic_file.h"
 #include "model/pipeline.h"
 #include "tune/task.h"
 #include "tune/tuner.h"
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     j["config"] = c.to_json();
     j["seeds"] = seeds;
     j["trials"] = trials;
-    if (!json_out.empty()) std::ofstream(json_out) << j.dump(2) << "\n";
+    if (!json_out.empty()) tauvta::write_file_atomic(json_out, j.dump(2) + "\n");
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -218,6 +218,13 @@ IsaLayout::IsaLayout(const HwConfig& config) {
     }
   }
   uop_ = place_uop(config);
+  for (int k = 0; k < kNumUopFormats; ++k) {
+    for (const UopFieldInfo& d : kUopFields) {
+      const UopBits& b = uop_.at[size_t(d.id)];
+      if (!d.in(UopFormat(k)) || b.width == 0) continue;
+      uop_pos_[k][size_t(d.id)] = {uint32_t((uint64_t(1) << b.width) - 1), uint8_t(b.lsb)};
+    }
+  }
 }
 
 void IsaLayout::check_encodable(const HwConfig& c, const std::string& source) {
@@ -363,12 +370,11 @@ uint32_t IsaLayout::encode_uop(UopFormat f, const Uop& u) const {
 }
 
 Uop IsaLayout::decode_uop(UopFormat f, uint32_t raw) const {
+  const auto& pos = uop_pos_[size_t(f)];
   Uop u;
-  for (const UopFieldInfo& d : kUopFields) {
-    const UopBits& b = uop_.at[size_t(d.id)];
-    if (!d.in(f) || b.width == 0) continue;
-    u.*d.member = uint32_t((uint64_t(raw) >> b.lsb) & ((1ull << b.width) - 1));
-  }
+#define TAUVTA_UOP_FIELD(Id, member, ...)                                      \
+  u.member = (raw >> pos[size_t(UopField::k##Id)].shift) & pos[size_t(UopField::k##Id)].mask;
+#include "hw/isa_fields.def"
   return u;
 }
 

@@ -89,6 +89,13 @@ class IsaLayout {
   std::array<std::vector<FieldDesc>, kNumFormats> formats_;
   std::array<std::array<FieldPos, size_t(Field::kCount)>, kNumFormats> pos_{};
   UopLayout uop_;
+  // Each kind's micro-op fields as mask and shift (mask 0: the kind lacks it), for straight-line
+  // decoding: a LOAD UOP decodes every micro-op it moves.
+  struct UopPos {
+    uint32_t mask = 0;
+    uint8_t shift = 0;
+  };
+  std::array<std::array<UopPos, kNumUopFields>, kNumUopFormats> uop_pos_{};
 };
 
 }  // namespace tauvta::hw
