@@ -6,7 +6,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <chrono>
 #include <cstdio>
@@ -23,6 +22,7 @@
 #include "common/error.h"
 #include "common/fnv1a.h"
 #include "graph/onnx_import.h"
+#include "gzip_member.h"
 #include "hw/hw_config.h"
 #include "io/tensor_files.h"
 #include "io_test_util.h"
@@ -128,21 +128,8 @@ std::string be32(uint32_t v) {
 // One gzip member holding `zeros` zero bytes after `prefix`, and `repeat` more members of zeros
 // (gzip readers decompress concatenated members as one stream).
 std::string gzip_bomb(const std::string& prefix, size_t zeros, int repeat) {
-  const auto member = [](const std::string& data) {
-    z_stream z{};
-    deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&z, uLong(data.size())) + 64, '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = uInt(data.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = uInt(out.size());
-    deflate(&z, Z_FINISH);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return out;
-  };
-  std::string out = member(prefix + std::string(zeros, '\0'));
-  const std::string more = member(std::string(zeros, '\0'));
+  std::string out = fuzz::gzip_member(prefix + std::string(zeros, '\0'), 9);
+  const std::string more = fuzz::gzip_member(std::string(zeros, '\0'), 9);
   for (int i = 0; i < repeat; ++i) out += more;
   return out;
 }
