@@ -16,40 +16,17 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/dse_command.h"
+#include "cli/dse_setup.h"
 #include "cli/html_output.h"
 #include "cli/model_args.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "dse/dse_report.h"
 #include "dse/explorer.h"
+#include "dse/slurm_runner.h"
 #include "fpga/device.h"
 
 namespace tauvta::cli {
-namespace {
-
-std::vector<int> parse_precisions(const std::string& text) {
-  std::vector<int> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item == "1" || item == "2" || item == "4" || item == "8") {
-      out.push_back(std::stoi(item));
-    } else {
-      throw Error(fmt::format("--precisions: '{}' is not one of 1, 2, 4, 8", item));
-    }
-  }
-  if (out.empty()) throw Error("--precisions: no precision given");
-  return out;
-}
-
-// The board's memory side: --config, else the device's preset.
-hw::HwConfig board_config(const DseArgs& a, const fpga::Device& d) {
-  if (has_config(a.model)) return model_config(a.model);
-  if (std::string(d.name) == "pynq-z1") return hw::HwConfig{};
-  return hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/" + d.name + ".json");
-}
-
-}  // namespace
 
 nlohmann::json read_evaluations(const std::string& dir, size_t limit) {
   nlohmann::json rows = nlohmann::json::array();
@@ -64,27 +41,33 @@ nlohmann::json read_evaluations(const std::string& dir, size_t limit) {
 }
 
 nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
-  if (a.out.empty()) throw Error("dse: --out DIR is required");
+  if (a.out.empty()) throw Error("--out is required (see tauvta dse --help)");
   check_can_write(a.html, a.model.force);
   if (a.model.model.empty() == a.workload.empty()) throw Error("dse: give a model or --workload SPEC (one of them)");
   dse::check_strategy(a.strategy);  // before anything is loaded or written
-  const fpga::Device& device = fpga::find_device(a.device);
-  const std::vector<int> precisions = parse_precisions(a.precisions);
-  std::unique_ptr<dse::DseWorkload> workload;
-  if (!a.workload.empty()) {
-    workload = std::make_unique<dse::DseWorkload>(a.workload);
-  } else {
-    workload = std::make_unique<dse::DseWorkload>(a.model.model, load_options(a.model, true));
-  }
-  dse::EvaluatorOptions eo;
-  eo.board = board_config(a, device);
-  eo.seed = a.strategy.seed;
-  eo.log_dir = std::filesystem::path(a.out) / "tuning";
-  eo.verify_best = a.verify;
+  DseSetup setup = make_dse_setup(a);
+  const fpga::Device& device = *setup.device;
+  const std::vector<int>& precisions = setup.precisions;
+  dse::DseWorkload* workload = setup.workload.get();
+  const dse::EvaluatorOptions& eo = setup.evaluator;
   dse::ResultCache cache(std::filesystem::path(a.out) / "evaluations.jsonl");
   if (!cache.repair_note().empty()) std::cerr << "note: " << cache.repair_note() << "\n";
   if (cache.size() > 0) std::cerr << fmt::format("resuming: {} evaluations in {}\n", cache.size(), cache.path().string());
   dse::Evaluator evaluator(*workload, eo, &cache);
+  // --slurm: every batch a job array; the rounds live under OUT/slurm.
+  std::unique_ptr<dse::SlurmRunner> slurm;
+  if (a.slurm) {
+    dse::SlurmOptions so = a.slurm_options;
+    if (so.worker.empty()) so.worker = std::filesystem::read_symlink("/proc/self/exe");
+    slurm = std::make_unique<dse::SlurmRunner>(std::filesystem::absolute(a.out) / "slurm", dse_job_spec(a), so,
+                                               cluster::SlurmClient{}, [&a](const std::string& line) {
+                                                 if (a.progress) {
+                                                   a.progress(line);
+                                                 } else if (!a.quiet) {
+                                                   std::cerr << line << "\n";
+                                                 }
+                                               });
+  }
 
   nlohmann::json options = {{"workload", workload->label()},
                             {"workload_id", workload->id()},
@@ -104,16 +87,13 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
   std::vector<const dse::DesignSpace*> space_ptrs;
   std::vector<dse::PrecisionResult> results;
   for (int p : precisions) {
-    dse::SpaceOptions so;
-    so.precision = p;
-    so.device = &device;
-    so.workload_batch = int(workload->batch());
-    spaces.push_back(std::make_unique<dse::DesignSpace>(so));
+    spaces.push_back(std::make_unique<dse::DesignSpace>(setup.space(p)));
     const dse::DesignSpace& space = *spaces.back();
     space_ptrs.push_back(&space);
     dse::ExploreOptions xo;
     xo.strategy = a.strategy;
     xo.threads = a.threads;
+    xo.runner = slurm.get();
     int64_t step = 0;
     auto last = std::chrono::steady_clock::now() - std::chrono::hours(1);
     if (!a.quiet || a.progress) xo.progress = [&](const dse::ExploreProgress& q) {
@@ -137,6 +117,19 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
     } else if (!a.quiet) {
       show_progress(done, ++step, true);
     }
+  }
+  if (slurm) {
+    const dse::SlurmRunner::Stats& st = slurm->stats();
+    options["slurm"] = {{"rounds", st.rounds},
+                        {"submissions", st.submissions},
+                        {"array_tasks", st.tasks},
+                        {"evaluations", st.evaluations},
+                        {"resubmitted_tasks", st.resubmitted_tasks},
+                        {"wait_seconds", st.wait_seconds},
+                        {"partition", a.slurm_options.partition},
+                        {"array_size", a.slurm_options.array_size},
+                        {"time_limit", a.slurm_options.time_limit},
+                        {"cpus_per_task", a.slurm_options.cpus_per_task}};
   }
   const nlohmann::json summary = dse::write_outputs(a.out, results, space_ptrs, evaluator, options);
 
@@ -220,10 +213,25 @@ void add_dse(CLI::App& app) {
   cmd->add_option("--initial", a->strategy.initial, "tau: screened random designs the models start from")
       ->capture_default_str();
   cmd->add_flag("--verify", a->verify, "run every tuned task's best schedule functionally against the integer reference");
-  cmd->add_option("--out", a->out, "output directory (the same command resumes from it)")->required();
+  cmd->add_option("--out", a->out, "output directory (the same command resumes from it)");
   cmd->add_option("--html", a->html, "Self-contained HTML report: designs by resources and GOPS, Pareto fronts, convergence");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines");
-  cmd->callback([a] { dse_command(*a, std::cout); });
+  dse::SlurmOptions& so = a->slurm_options;
+  cmd->add_flag("--slurm", a->slurm, "evaluate each batch as a Slurm job array (sbatch), OUT on a shared filesystem (docs/slurm.md)");
+  cmd->add_option("--partition", so.partition, "--slurm: the partition (default: the cluster's)");
+  cmd->add_option("--array-size", so.array_size, "--slurm: array tasks per round at most (0: one per tuning log, at most 256)")
+      ->capture_default_str();
+  cmd->add_option("--time", so.time_limit, "--slurm: each task's time limit (sbatch --time, e.g. 30 or 1:00:00)");
+  cmd->add_option("--cpus-per-task", so.cpus_per_task, "--slurm: CPUs per task (its evaluation threads)")->capture_default_str();
+  cmd->add_option("--poll", so.poll_seconds, "--slurm: seconds between looks at the results and squeue")->capture_default_str();
+  cmd->add_option("--retries", so.retries, "--slurm: resubmissions of a round that finish nothing before giving up")
+      ->capture_default_str();
+  cmd->add_option("--sbatch-arg", so.sbatch_extra, "--slurm: a further sbatch argument (repeat), e.g. --sbatch-arg=--account=lab");
+  add_dse_worker(cmd);
+  cmd->callback([a, cmd] {
+    if (cmd->got_subcommand("worker")) return;  // `dse worker` ran in its own callback
+    dse_command(*a, std::cout);
+  });
 }
 
 const CommandRegistrar reg("dse", add_dse);

@@ -1,6 +1,12 @@
 #include "dse/evaluator.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <functional>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,6 +22,41 @@
 namespace tauvta::dse {
 
 namespace {
+
+// A tuning log worked on through a copy: work() is `path`.staging-PID-THREAD, a copy of the log as the
+// last finished tuning left it; commit() fsyncs the copy and renames it over the log. Not
+// committed (an error, a kill), the copy is dropped and the log is as it was.
+class StagedLog {
+ public:
+  explicit StagedLog(const std::filesystem::path& path) : path_(path) {
+    // A thread tunes one log at a time, so process and thread make the copy's name unique.
+    work_ = path.string() +
+            fmt::format(".staging-{}-{:x}", ::getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    std::filesystem::create_directories(path.parent_path());
+    if (std::filesystem::exists(path)) {
+      std::filesystem::copy_file(path, work_, std::filesystem::copy_options::overwrite_existing);
+    }
+  }
+  ~StagedLog() {
+    std::error_code ec;
+    if (!committed_) std::filesystem::remove(work_, ec);
+  }
+  const std::filesystem::path& work() const { return work_; }
+  void commit() {
+    const int fd = ::open(work_.c_str(), O_RDONLY);
+    if (fd < 0 || ::fsync(fd) != 0) {
+      if (fd >= 0) ::close(fd);
+      throw Error(fmt::format("{}: cannot sync the tuning log", work_.string()));
+    }
+    ::close(fd);
+    std::filesystem::rename(work_, path_);
+    committed_ = true;
+  }
+
+ private:
+  std::filesystem::path path_, work_;
+  bool committed_ = false;
+};
 
 void fill_resources(Evaluation& e, const fpga::ResourceEstimate& r, const fpga::Device& device) {
   e.resources = r.total;
@@ -172,10 +213,21 @@ std::vector<TaskTime> Evaluator::time_tasks(const hw::HwConfig& c, const std::ve
   o.verify = options_.verify_best;
   o.verify_sample = 0;
   tune::Measurer meter(c, 1);
+  // One tuning of a log at a time in this process; across processes the runners keep asks that
+  // share a log in one worker (sharing_key).
+  const std::filesystem::path path = log_path(c);
+  std::unique_lock<std::mutex> log_lock;
+  if (!path.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& m = log_locks_[path];
+    if (!m) m = std::make_unique<std::mutex>();
+    log_lock = std::unique_lock<std::mutex>(*m);
+  }
+  std::optional<StagedLog> staged;
   std::unique_ptr<tune::TrialLog> log;
-  if (const auto p = log_path(c); !p.empty()) {
-    std::filesystem::create_directories(p.parent_path());
-    log = std::make_unique<tune::TrialLog>(p);
+  if (!path.empty()) {
+    staged.emplace(path);
+    log = std::make_unique<tune::TrialLog>(staged->work());
   }
   for (size_t i = 0; i < tasks.size(); ++i) {
     const WorkloadTask& wt = tasks[i];
@@ -194,7 +246,18 @@ std::vector<TaskTime> Evaluator::time_tasks(const hw::HwConfig& c, const std::ve
     if (t.cycles == UINT64_MAX) throw Error(fmt::format("{}: no schedule could be timed", wt.task.name));
     out.push_back(std::move(t));
   }
+  log.reset();  // closed before it replaces the log
+  if (staged) staged->commit();
   return out;
+}
+
+std::string Evaluator::cache_key(const DesignSpace& space, const Design& d, int64_t budget) const {
+  return ResultCache::make_key(space.key(d), workload_.id(), budget, settings_);
+}
+
+std::string Evaluator::sharing_key(const DesignSpace& space, const Design& d, int64_t budget) const {
+  if (budget <= 0 || space.violation(d)) return {};
+  return timing_key(map_design(space, d, options_.board).config);
 }
 
 Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_t budget) {
@@ -208,10 +271,10 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
   if (auto why = space.violation(d)) {
     throw Error(fmt::format("design {} is outside the pruned space: {}", space.key(d), *why));
   }
-  const std::string cache_key = ResultCache::make_key(space.key(d), workload_.id(), budget, settings_);
+  const std::string key = cache_key(space, d, budget);
   const MappedDesign m = map_design(space, d, options_.board);
   if (cache_) {
-    if (auto j = cache_->find(cache_key)) {
+    if (auto j = cache_->find(key)) {
       Evaluation e = evaluation_from_json(*j);
       e.config = m.config;  // not kept in the line
       e.rtl = m.rtl;
@@ -254,7 +317,7 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
   if (timed) ++computed_;
   // A design the resource model rejects costs microseconds to judge again: only timed ones are
   // worth a line.
-  if (cache_ && timed) cache_->put(cache_key, to_json(e));
+  if (cache_ && timed) cache_->put(key, to_json(e));
   return e;
 }
 

@@ -2,7 +2,9 @@
 // closes its implementation clock), then, for a feasible design, its conv/dense tasks timed
 // timing-only (budget 0: the compiler's default heuristic schedule per task; budget N: N tuner
 // trials per task, resumed from the design's tuning log). Time = the tasks' cycles times their
-// layers, at the design's clock. Results are kept in an on-disk cache (dse/result_cache.h) by
+// layers, at the design's clock. A tuning works on a copy of the design's log that replaces it
+// only when the tuning is done, so a killed evaluation leaves the log as the last finished one
+// left it and its rerun tunes exactly as the first attempt would have. Results are kept in an on-disk cache (dse/result_cache.h) by
 // design, workload and tuner settings, so a killed run resumes and a run with more budget reuses
 // the tuning logs of the first. Thread-safe: every worker calls evaluate().
 #pragma once
@@ -82,8 +84,15 @@ class Evaluator {
   Evaluation cost_only(const DesignSpace& space, const Design& d) const;
 
   const EvaluatorOptions& options() const { return options_; }
+  ResultCache* cache() const { return cache_; }
   // The tuning log of a design mapped to `config` (empty path when no log directory).
   std::filesystem::path log_path(const hw::HwConfig& config) const;
+  // The key the result cache keeps this evaluation under.
+  std::string cache_key(const DesignSpace& space, const Design& d, int64_t budget) const;
+  // Asks whose evaluations share state and so must run one after another, in order: tuned asks
+  // (budget > 0) of designs with the same timing share one tuning log, which each tuning resumes
+  // from. Empty for an ask that shares nothing (resources only, heuristic schedules).
+  std::string sharing_key(const DesignSpace& space, const Design& d, int64_t budget) const;
   // Evaluations timed in this run (not read from the cache; resource-only verdicts not counted).
   int64_t computed() const { return computed_; }
 
@@ -97,6 +106,7 @@ class Evaluator {
   std::string settings_;  // tuner settings in the cache key
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const std::vector<TaskTime>>> screened_;  // by timing key
+  std::map<std::filesystem::path, std::unique_ptr<std::mutex>> log_locks_;  // one tuning per log at a time
   std::atomic<int64_t> computed_{0};
 };
 

@@ -1,12 +1,8 @@
 #include "dse/explorer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <random>
 #include <chrono>
-#include <exception>
-#include <mutex>
-#include <thread>
 
 namespace tauvta::dse {
 
@@ -41,38 +37,19 @@ PrecisionResult explore(const DesignSpace& space, Evaluator& evaluator, const Ex
   std::vector<Design> pruned = space.pruned();
   r.pruned_size = pruned.size();
   std::unique_ptr<Strategy> strategy = make_strategy(o.strategy, space, std::move(pruned));
-  const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  ThreadRunner threads(o.threads);
+  BatchRunner& runner = o.runner ? *o.runner : threads;
 
   ExploreProgress p;
   p.precision = r.precision;
   p.pruned = r.pruned_size;
   for (std::vector<Ask> asks = strategy->next(); !asks.empty(); asks = strategy->next()) {
-    std::vector<Evaluation> out(asks.size());
-    std::atomic<size_t> next{0};
-    std::exception_ptr failure;
-    std::mutex mu;
-    auto work = [&] {
-      for (size_t i = next.fetch_add(1); i < asks.size(); i = next.fetch_add(1)) {
-        try {
-          out[i] = evaluator.evaluate(space, asks[i].design, asks[i].budget);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (!failure) failure = std::current_exception();
-          next = asks.size();
-        }
-        if (o.progress && (i % 64 == 0 || asks[i].budget > 0)) {
-          std::lock_guard<std::mutex> lock(mu);
-          ExploreProgress q = p;
-          q.evaluated += i + 1;
-          o.progress(q);
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < std::min<int>(threads, int(asks.size())); ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
-    if (failure) std::rethrow_exception(failure);
+    std::vector<Evaluation> out = runner.run(space, evaluator, asks, [&](size_t done) {
+      if (!o.progress) return;
+      ExploreProgress q = p;
+      q.evaluated += done;
+      o.progress(q);
+    });
     strategy->report(out);
     for (size_t i = 0; i < out.size(); ++i) {
       Evaluation& e = out[i];

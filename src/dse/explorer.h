@@ -1,6 +1,6 @@
 // The exploration loop for one precision: enumerate the pruned space, then ask the strategy for
-// batches, evaluate each batch on a pool of threads, tell the strategy, until it has nothing more
-// to ask. Every evaluation is kept in order (the convergence curve and the CSV), and the feature
+// batches, evaluate each batch with a runner (dse/batch_runner.h: threads here, or a Slurm job
+// array), tell the strategy, until it has nothing more to ask. Every evaluation is kept in order (the convergence curve and the CSV), and the feature
 // importance of GOPS and resources is measured over what was evaluated. A library call with no
 // global state.
 #pragma once
@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dse/batch_runner.h"
 #include "dse/design_models.h"
 #include "dse/evaluator.h"
 #include "dse/strategy.h"
@@ -28,7 +29,8 @@ struct ExploreProgress {
 
 struct ExploreOptions {
   StrategyOptions strategy;
-  int threads = 0;  // <= 0: every core
+  int threads = 0;  // <= 0: every core (the default runner's threads)
+  BatchRunner* runner = nullptr;  // null: a ThreadRunner of `threads`
   std::function<void(const ExploreProgress&)> progress;
 };
 

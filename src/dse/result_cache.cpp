@@ -1,5 +1,6 @@
 #include "dse/result_cache.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -9,25 +10,27 @@
 
 namespace tauvta::dse {
 
-ResultCache::ResultCache(const std::filesystem::path& path) : path_(path) {
-  std::string text;
-  if (std::filesystem::exists(path)) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
-  // A run killed mid-line leaves a last line without its newline: cut it off so appends start
-  // on a fresh line (the evaluation it held is computed again).
+namespace {
+
+std::string read_text(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) return {};
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Calls on_line(key, line) for every finished line; returns the bytes those lines take (a last
+// line without its newline, which a killed writer leaves, is not finished). A malformed finished
+// line is an error naming the file and line.
+template <class F>
+size_t parse_lines(const std::string& text, const std::filesystem::path& path, F on_line) {
   size_t good = 0, line_no = 0;
   for (size_t pos = 0; pos < text.size();) {
     const size_t nl = text.find('\n', pos);
     ++line_no;
-    if (nl == std::string::npos) {
-      repair_note_ = fmt::format("{}: line {} was cut off by a killed run and is dropped", path.string(), line_no);
-      break;
-    }
-    const std::string line = text.substr(pos, nl - pos);
+    if (nl == std::string::npos) break;
+    std::string line = text.substr(pos, nl - pos);
     pos = nl + 1;
     good = pos;
     if (line.empty()) continue;
@@ -40,13 +43,46 @@ ResultCache::ResultCache(const std::filesystem::path& path) : path_(path) {
     if (!j.is_object() || !j.contains("cache_key") || !j["cache_key"].is_string()) {
       throw Error(fmt::format("{}: line {} has no cache_key", path.string(), line_no));
     }
-    // Kept as text: a parsed exhaustive cache holds hundreds of thousands of objects.
-    entries_[j["cache_key"].get<std::string>()] = line;
+    on_line(j["cache_key"].get<std::string>(), std::move(line));
   }
-  if (good < text.size()) std::filesystem::resize_file(path, good);
+  return good;
+}
+
+}  // namespace
+
+ResultCache::ResultCache(const std::filesystem::path& path) : path_(path) {
+  const std::string text = read_text(path);
+  // Kept as text: a parsed exhaustive cache holds hundreds of thousands of objects.
+  const size_t good = parse_lines(text, path, [&](std::string key, std::string line) {
+    entries_[std::move(key)] = std::move(line);
+  });
+  // A run killed mid-line leaves a last line without its newline: cut it off so appends start
+  // on a fresh line (the evaluation it held is computed again).
+  if (good < text.size()) {
+    const size_t line_no = size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(good), '\n')) + 1;
+    repair_note_ = fmt::format("{}: line {} was cut off by a killed run and is dropped", path.string(), line_no);
+    std::filesystem::resize_file(path, good);
+  }
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
   file_ = std::fopen(path.string().c_str(), "ab");
   if (!file_) throw Error(fmt::format("{}: cannot open for appending", path.string()));
+}
+
+std::map<std::string, std::string> ResultCache::read_lines(const std::filesystem::path& path) {
+  std::map<std::string, std::string> out;
+  parse_lines(read_text(path), path, [&](std::string key, std::string line) { out[std::move(key)] = std::move(line); });
+  return out;
+}
+
+void ResultCache::absorb(const std::filesystem::path& other) {
+  auto lines = read_lines(other);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, line] : lines) entries_.try_emplace(key, std::move(line));
+}
+
+bool ResultCache::contains(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.count(key) > 0;
 }
 
 ResultCache::~ResultCache() {

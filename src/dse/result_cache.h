@@ -24,6 +24,12 @@ class ResultCache {
 
   static std::string make_key(const std::string& design, const std::string& workload, int64_t budget,
                               const std::string& settings);
+  // Every finished line of `path` by key (a missing file: none). Unlike opening a cache, a torn
+  // last line is skipped, not cut off: the file may belong to a process still writing it.
+  static std::map<std::string, std::string> read_lines(const std::filesystem::path& path);
+  // Takes in the finished lines of another cache file (read_lines), e.g. an earlier attempt's.
+  void absorb(const std::filesystem::path& other);
+  bool contains(const std::string& key) const;
   std::optional<nlohmann::json> find(const std::string& key) const;
   void put(const std::string& key, const nlohmann::json& value);  // appended and flushed
   size_t size() const;
