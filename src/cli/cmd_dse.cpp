@@ -20,6 +20,7 @@
 #include "cli/html_output.h"
 #include "cli/model_args.h"
 #include "cli/progress.h"
+#include "cli/slurm_args.h"
 #include "common/error.h"
 #include "dse/dse_report.h"
 #include "dse/explorer.h"
@@ -57,9 +58,8 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
   // --slurm: every batch a job array; the rounds live under OUT/slurm.
   std::unique_ptr<dse::SlurmRunner> slurm;
   if (a.slurm) {
-    dse::SlurmOptions so = a.slurm_options;
-    if (so.worker.empty()) so.worker = std::filesystem::read_symlink("/proc/self/exe");
-    slurm = std::make_unique<dse::SlurmRunner>(std::filesystem::absolute(a.out) / "slurm", dse_job_spec(a), so,
+    slurm = std::make_unique<dse::SlurmRunner>(std::filesystem::absolute(a.out) / "slurm", dse_job_spec(a),
+                                               resolved_slurm_options(a.slurm_options),
                                                cluster::SlurmClient{}, [&a](const std::string& line) {
                                                  if (a.progress) {
                                                    a.progress(line);
@@ -126,10 +126,7 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
                         {"evaluations", st.evaluations},
                         {"resubmitted_tasks", st.resubmitted_tasks},
                         {"wait_seconds", st.wait_seconds},
-                        {"partition", a.slurm_options.partition},
-                        {"array_size", a.slurm_options.array_size},
-                        {"time_limit", a.slurm_options.time_limit},
-                        {"cpus_per_task", a.slurm_options.cpus_per_task}};
+                        {"options", to_json(resolved_slurm_options(a.slurm_options))}};
   }
   const nlohmann::json summary = dse::write_outputs(a.out, results, space_ptrs, evaluator, options);
 
@@ -216,17 +213,7 @@ void add_dse(CLI::App& app) {
   cmd->add_option("--out", a->out, "output directory (the same command resumes from it)");
   cmd->add_option("--html", a->html, "Self-contained HTML report: designs by resources and GOPS, Pareto fronts, convergence");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines");
-  dse::SlurmOptions& so = a->slurm_options;
-  cmd->add_flag("--slurm", a->slurm, "evaluate each batch as a Slurm job array (sbatch), OUT on a shared filesystem (docs/slurm.md)");
-  cmd->add_option("--partition", so.partition, "--slurm: the partition (default: the cluster's)");
-  cmd->add_option("--array-size", so.array_size, "--slurm: array tasks per round at most (0: one per tuning log, at most 256)")
-      ->capture_default_str();
-  cmd->add_option("--time", so.time_limit, "--slurm: each task's time limit (sbatch --time, e.g. 30 or 1:00:00)");
-  cmd->add_option("--cpus-per-task", so.cpus_per_task, "--slurm: CPUs per task (its evaluation threads)")->capture_default_str();
-  cmd->add_option("--poll", so.poll_seconds, "--slurm: seconds between looks at the results and squeue")->capture_default_str();
-  cmd->add_option("--retries", so.retries, "--slurm: resubmissions of a round that finish nothing before giving up")
-      ->capture_default_str();
-  cmd->add_option("--sbatch-arg", so.sbatch_extra, "--slurm: a further sbatch argument (repeat), e.g. --sbatch-arg=--account=lab");
+  add_slurm_args(cmd, a->slurm, a->slurm_options);
   add_dse_worker(cmd);
   cmd->callback([a, cmd] {
     if (cmd->got_subcommand("worker")) return;  // `dse worker` ran in its own callback

@@ -24,6 +24,7 @@
 #include "cli/network_args.h"
 #include "cli/tune_command.h"
 #include "cli/progress.h"
+#include "cli/slurm_args.h"
 #include "common/error.h"
 #include "tune/task.h"
 #include "tune/trial_log.h"
@@ -118,15 +119,7 @@ nlohmann::json task_json(const tune::TaskResult& r) {
 
 }  // namespace
 
-nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
-  if (a.log.empty()) throw Error("tune: give the trial log with --log LOG.jsonl (appended to; an existing log resumes)");
-  if (a.model.model.empty() && a.workload.empty()) throw Error("tune: give a model (MODEL.onnx) or --workload SPEC");
-  if (!a.model.model.empty() && !a.workload.empty()) {
-    throw Error("tune: give a model (MODEL.onnx) or --workload SPEC, not both");
-  }
-  if (!a.csv.empty()) check_can_write(a.csv, a.model.force);
-  if (!a.report.empty()) check_can_write(a.report, a.model.force);
-  if (!a.html.empty()) check_can_write(a.html, a.model.force);
+tune::TuneOptions resolved_tune_options(const TuneArgs& a) {
   if (a.options.trials < 1) throw Error(fmt::format("--trials {}: must be at least 1", a.options.trials));
   if (a.options.batch < 1) throw Error(fmt::format("--batch {}: must be at least 1", a.options.batch));
   if (a.options.searcher.epsilon < 0 || a.options.searcher.epsilon > 1) {
@@ -141,14 +134,14 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
   if (std::set<std::string>{"random", "grid", "sa", "xgb"}.count(o.searcher.kind) == 0) {
     throw Error(fmt::format("--tuner '{}': expected one of {}", o.searcher.kind, tune::searcher_kinds()));
   }
+  return o;
+}
 
-  nlohmann::json report;
-  std::optional<BuiltNetwork> built;
-  std::vector<tune::TuneTask> tasks;
-  hw::HwConfig c;
+TuneTasks make_tune_tasks(const TuneArgs& a) {
+  TuneTasks t;
   if (!a.workload.empty()) {
-    c = model_config(a.model);
-    tasks.push_back(tune::workload_task(c, tune::parse_workload_spec(a.workload)));
+    t.config = model_config(a.model);
+    t.tasks.push_back(tune::workload_task(t.config, tune::parse_workload_spec(a.workload)));
   } else {
     if (backend::is_network_artifact(a.model.model)) {
       throw Error(fmt::format("{}: tune takes the ONNX model (a compiled artifact keeps no workloads' layers to time)",
@@ -156,21 +149,41 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
     }
     NetworkArgs n;
     n.batch = a.batch;
-    built = build_network(a.model, n);
-    c = built->net.config;
-    tasks = tune::extract_tasks(built->net);
-    report = built->report;
+    t.built = build_network(a.model, n);
+    t.config = t.built->net.config;
+    t.tasks = tune::extract_tasks(t.built->net);
+    t.report = t.built->report;
   }
   if (!a.tasks.empty()) {
     const std::set<size_t> keep = parse_task_list(a.tasks);
     std::vector<tune::TuneTask> kept;
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      if (keep.count(i + 1)) kept.push_back(tasks[i]);
+    for (size_t i = 0; i < t.tasks.size(); ++i) {
+      if (keep.count(i + 1)) kept.push_back(t.tasks[i]);
     }
-    if (kept.empty()) throw Error(fmt::format("--tasks {}: the model has {} task(s)", a.tasks, tasks.size()));
-    tasks = std::move(kept);
+    if (kept.empty()) throw Error(fmt::format("--tasks {}: the model has {} task(s)", a.tasks, t.tasks.size()));
+    t.tasks = std::move(kept);
   }
-  if (tasks.empty()) throw Error("tune: the model has no convolution or dense layer on the accelerator");
+  if (t.tasks.empty()) throw Error("tune: the model has no convolution or dense layer on the accelerator");
+  return t;
+}
+
+nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
+  if (a.log.empty()) throw Error("tune: give the trial log with --log LOG.jsonl (appended to; an existing log resumes)");
+  if (a.model.model.empty() && a.workload.empty()) throw Error("tune: give a model (MODEL.onnx) or --workload SPEC");
+  if (!a.model.model.empty() && !a.workload.empty()) {
+    throw Error("tune: give a model (MODEL.onnx) or --workload SPEC, not both");
+  }
+  if (!a.csv.empty()) check_can_write(a.csv, a.model.force);
+  if (!a.report.empty()) check_can_write(a.report, a.model.force);
+  if (!a.html.empty()) check_can_write(a.html, a.model.force);
+  const tune::TuneOptions o = resolved_tune_options(a);
+
+  TuneTasks setup = make_tune_tasks(a);
+  nlohmann::json report = std::move(setup.report);
+  std::optional<BuiltNetwork>& built = setup.built;
+  const std::vector<tune::TuneTask>& tasks = setup.tasks;
+  const hw::HwConfig& c = setup.config;
+  if (a.slurm) tune_on_slurm(a, setup, out);
 
   tune::TransferSet transfer;
   if (!a.transfer.empty()) {
@@ -233,6 +246,7 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
                     {"verify_sample", o.verify_sample},
                     {"log", a.log},
                     {"transfer", a.transfer}};
+  if (a.slurm) report["tune"]["slurm"] = to_json(resolved_slurm_options(a.slurm_options));
   nlohmann::json tj = nlohmann::json::array();
   for (const tune::TaskResult& r : results) tj.push_back(task_json(r));
   report["tasks"] = tj;
@@ -333,8 +347,10 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--report", args->report, "JSON report: resolved config and options, per task results, end to end");
   cmd->add_option("--html", args->html, "Self-contained HTML report: convergence per task, per-task table, heuristic vs tuned");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line");
+  add_slurm_args(cmd, args->slurm, args->slurm_options);
+  add_tune_worker(cmd);
   cmd->callback([args, cmd] {
-    if (cmd->got_subcommand("pick-best")) return;
+    if (cmd->got_subcommand("pick-best") || cmd->got_subcommand("worker")) return;
     tune_command(*args, std::cout);
   });
 

@@ -24,7 +24,7 @@ struct DseArgs {
   std::string out, html;
   bool verify = false, quiet = false;
   bool slurm = false;          // evaluate every batch as a Slurm job array (docs/slurm.md)
-  dse::SlurmOptions slurm_options;
+  cluster::ArrayOptions slurm_options;
   std::function<void(const std::string&)> progress;  // unset: the terminal's progress line (unless quiet)
 };
 

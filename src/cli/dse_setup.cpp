@@ -48,8 +48,6 @@ hw::HwConfig board_config(const DseArgs& a, const fpga::Device& d) {
   return hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/" + d.name + ".json");
 }
 
-std::string absolute_or_empty(const std::string& p) { return p.empty() ? p : fs::absolute(p).string(); }
-
 // An environment variable as a non-negative integer (-1: unset or not a number).
 int64_t env_int(const char* name) {
   const char* v = std::getenv(name);
@@ -90,19 +88,8 @@ DseSetup make_dse_setup(const DseArgs& a) {
 }
 
 nlohmann::json dse_job_spec(const DseArgs& a) {
-  const ModelArgs& m = a.model;
-  nlohmann::json model = {{"model", absolute_or_empty(m.model)},
-                          {"calibrate", absolute_or_empty(m.calibrate)},
-                          {"calib_stat", m.calib_stat},
-                          {"percentile", m.percentile},
-                          {"weight_stat", m.weight_stat},
-                          {"per_channel", m.per_channel},
-                          {"calib_samples", m.calib_samples},
-                          {"max_tensor_mib", m.max_tensor_mib}};
-  // The config as its content, so every worker times designs against the same board.
-  if (has_config(m)) model["config"] = model_config(m).to_json();
   const dse::StrategyOptions& st = a.strategy;
-  return {{"model", model},
+  return {{"model", model_args_spec(a.model)},
           {"workload", a.workload},
           {"device", a.device},
           {"precisions", a.precisions},
@@ -115,16 +102,7 @@ nlohmann::json dse_job_spec(const DseArgs& a) {
 
 DseArgs dse_args_from_job(const nlohmann::json& job) {
   DseArgs a;
-  const auto& m = job.at("model");
-  a.model.model = m.at("model").get<std::string>();
-  a.model.calibrate = m.at("calibrate").get<std::string>();
-  a.model.calib_stat = m.at("calib_stat").get<std::string>();
-  a.model.percentile = m.at("percentile").get<double>();
-  a.model.weight_stat = m.at("weight_stat").get<std::string>();
-  a.model.per_channel = m.at("per_channel").get<bool>();
-  a.model.calib_samples = m.at("calib_samples").get<int64_t>();
-  a.model.max_tensor_mib = m.at("max_tensor_mib").get<int64_t>();
-  if (m.contains("config")) a.model.config_value = hw::HwConfig::from_json(m.at("config"), "the round's config");
+  a.model = model_args_from_spec(job.at("model"));
   a.workload = job.at("workload").get<std::string>();
   a.device = job.at("device").get<std::string>();
   a.precisions = job.at("precisions").get<std::string>();
@@ -166,7 +144,6 @@ void dse_worker(const DseWorkerArgs& w, std::ostream& out) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: job: {}", work_file.string(), e.what()));
   }
-  a.model.progress = [](const std::string&) {};  // a worker's log is for what it evaluated
   DseSetup setup = make_dse_setup(a);
   const dse::DesignSpace space(setup.space(work.precision));
   // This attempt's own file: the array job and Slurm's requeue count (a local run: its pid).

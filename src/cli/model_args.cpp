@@ -85,4 +85,34 @@ nlohmann::json model_report(const ModelArgs& a, const model::LoadOptions& o, con
   return j;
 }
 
+nlohmann::json model_args_spec(const ModelArgs& a) {
+  auto absolute = [](const std::string& p) { return p.empty() ? p : std::filesystem::absolute(p).string(); };
+  nlohmann::json j = {{"model", absolute(a.model)},
+                      {"calibrate", absolute(a.calibrate)},
+                      {"calib_stat", a.calib_stat},
+                      {"percentile", a.percentile},
+                      {"weight_stat", a.weight_stat},
+                      {"per_channel", a.per_channel},
+                      {"calib_samples", a.calib_samples},
+                      {"max_tensor_mib", a.max_tensor_mib}};
+  // The config as its content, so every worker builds for the same board.
+  if (has_config(a)) j["config"] = model_config(a).to_json();
+  return j;
+}
+
+ModelArgs model_args_from_spec(const nlohmann::json& j) {
+  ModelArgs a;
+  a.model = j.at("model").get<std::string>();
+  a.calibrate = j.at("calibrate").get<std::string>();
+  a.calib_stat = j.at("calib_stat").get<std::string>();
+  a.percentile = j.at("percentile").get<double>();
+  a.weight_stat = j.at("weight_stat").get<std::string>();
+  a.per_channel = j.at("per_channel").get<bool>();
+  a.calib_samples = j.at("calib_samples").get<int64_t>();
+  a.max_tensor_mib = j.at("max_tensor_mib").get<int64_t>();
+  if (j.contains("config")) a.config_value = hw::HwConfig::from_json(j.at("config"), "the round's config");
+  a.progress = [](const std::string&) {};  // a worker's log is for its results
+  return a;
+}
+
 }  // namespace tauvta::cli

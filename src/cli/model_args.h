@@ -49,6 +49,11 @@ void apply_tensor_limit(int64_t mib);
 // size limit.
 model::LoadOptions load_options(const ModelArgs& a, bool quantize);
 
+// The arguments as a Slurm worker rebuilds them (paths absolute, the config as its content), and
+// back. Throws nlohmann::json's exceptions on a malformed spec.
+nlohmann::json model_args_spec(const ModelArgs& a);
+ModelArgs model_args_from_spec(const nlohmann::json& j);
+
 // Loads the model, printing progress and every warning ("warning: ...") to stderr.
 model::LoadedModel load_for_cli(const ModelArgs& a, const model::LoadOptions& o);
 

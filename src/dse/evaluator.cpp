@@ -1,12 +1,7 @@
 #include "dse/evaluator.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <functional>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,47 +11,13 @@
 #include "common/fnv1a.h"
 #include "lower/conv_plan.h"
 #include "lower/program.h"
+#include "tune/staged_log.h"
 #include "tune/trial_log.h"
 #include "tune/tuner.h"
 
 namespace tauvta::dse {
 
 namespace {
-
-// A tuning log worked on through a copy: work() is `path`.staging-PID-THREAD, a copy of the log as the
-// last finished tuning left it; commit() fsyncs the copy and renames it over the log. Not
-// committed (an error, a kill), the copy is dropped and the log is as it was.
-class StagedLog {
- public:
-  explicit StagedLog(const std::filesystem::path& path) : path_(path) {
-    // A thread tunes one log at a time, so process and thread make the copy's name unique.
-    work_ = path.string() +
-            fmt::format(".staging-{}-{:x}", ::getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
-    std::filesystem::create_directories(path.parent_path());
-    if (std::filesystem::exists(path)) {
-      std::filesystem::copy_file(path, work_, std::filesystem::copy_options::overwrite_existing);
-    }
-  }
-  ~StagedLog() {
-    std::error_code ec;
-    if (!committed_) std::filesystem::remove(work_, ec);
-  }
-  const std::filesystem::path& work() const { return work_; }
-  void commit() {
-    const int fd = ::open(work_.c_str(), O_RDONLY);
-    if (fd < 0 || ::fsync(fd) != 0) {
-      if (fd >= 0) ::close(fd);
-      throw Error(fmt::format("{}: cannot sync the tuning log", work_.string()));
-    }
-    ::close(fd);
-    std::filesystem::rename(work_, path_);
-    committed_ = true;
-  }
-
- private:
-  std::filesystem::path path_, work_;
-  bool committed_ = false;
-};
 
 void fill_resources(Evaluation& e, const fpga::ResourceEstimate& r, const fpga::Device& device) {
   e.resources = r.total;
@@ -223,7 +184,7 @@ std::vector<TaskTime> Evaluator::time_tasks(const hw::HwConfig& c, const std::ve
     if (!m) m = std::make_unique<std::mutex>();
     log_lock = std::unique_lock<std::mutex>(*m);
   }
-  std::optional<StagedLog> staged;
+  std::optional<tune::StagedLog> staged;
   std::unique_ptr<tune::TrialLog> log;
   if (!path.empty()) {
     staged.emplace(path);

@@ -12,7 +12,7 @@ namespace tauvta::dse {
 
 namespace {
 
-std::string read_text(const std::filesystem::path& path) {
+std::string file_text(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) return {};
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;
@@ -51,7 +51,7 @@ size_t parse_lines(const std::string& text, const std::filesystem::path& path, F
 }  // namespace
 
 ResultCache::ResultCache(const std::filesystem::path& path) : path_(path) {
-  const std::string text = read_text(path);
+  const std::string text = file_text(path);
   // Kept as text: a parsed exhaustive cache holds hundreds of thousands of objects.
   const size_t good = parse_lines(text, path, [&](std::string key, std::string line) {
     entries_[std::move(key)] = std::move(line);
@@ -70,7 +70,7 @@ ResultCache::ResultCache(const std::filesystem::path& path) : path_(path) {
 
 std::map<std::string, std::string> ResultCache::read_lines(const std::filesystem::path& path) {
   std::map<std::string, std::string> out;
-  parse_lines(read_text(path), path, [&](std::string key, std::string line) { out[std::move(key)] = std::move(line); });
+  parse_lines(file_text(path), path, [&](std::string key, std::string line) { out[std::move(key)] = std::move(line); });
   return out;
 }
 

@@ -1,15 +1,12 @@
 #include "dse/slurm_runner.h"
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "common/atomic_file.h"
-#include "common/elapsed.h"
 #include "common/error.h"
 #include "common/fnv1a.h"
 #include "dse/result_cache.h"
@@ -21,13 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kWorkFormat = "tauvta-dse-round-1";
-constexpr int kMaxDefaultTasks = 256;
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // Every finished evaluation any attempt of any task wrote, by cache key.
 std::map<std::string, std::string> collect_results(const fs::path& round_dir) {
@@ -43,36 +33,6 @@ std::map<std::string, std::string> collect_results(const fs::path& round_dir) {
     for (auto& [key, line] : ResultCache::read_lines(f)) all.try_emplace(key, std::move(line));
   }
   return all;
-}
-
-// The job ids submitted for a round, from its jobs.jsonl (one line per sbatch).
-std::vector<std::string> recorded_jobs(const fs::path& round_dir) {
-  std::vector<std::string> jobs;
-  std::ifstream in(round_dir / "jobs.jsonl");
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_object() && j.contains("job") && j["job"].is_string()) jobs.push_back(j["job"].get<std::string>());
-  }
-  return jobs;
-}
-
-void record_job(const fs::path& round_dir, const std::string& job, const std::string& tasks) {
-  std::ofstream out(round_dir / "jobs.jsonl", std::ios::app);
-  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  out << nlohmann::json{{"job", job}, {"tasks", tasks}, {"submitted", now}}.dump() << "\n";
-  out.flush();
-  if (!out) throw Error(fmt::format("{}: cannot record job {}", (round_dir / "jobs.jsonl").string(), job));
-}
-
-// The last non-empty line of a task's log (what a failed task said last).
-std::string log_tail(const fs::path& log) {
-  std::ifstream in(log);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (!line.empty()) last = line;
-  }
-  return last.empty() ? "(empty)" : last;
 }
 
 }  // namespace
@@ -160,13 +120,12 @@ ShardSummary run_shard(const RoundWork& work, int task, const DesignSpace& space
   return s;
 }
 
-SlurmRunner::SlurmRunner(fs::path dir, nlohmann::json job, SlurmOptions options, cluster::SlurmClient client,
+SlurmRunner::SlurmRunner(fs::path dir, nlohmann::json job, cluster::ArrayOptions options, cluster::SlurmClient client,
                          std::function<void(const std::string&)> note)
     : dir_(std::move(dir)), job_(std::move(job)), options_(std::move(options)), client_(std::move(client)),
       note_(std::move(note)) {
   if (options_.worker.empty()) throw InternalError("SlurmRunner: no worker binary");
-  if (options_.array_size < 0) throw Error(fmt::format("--array-size {}: must be 0 (automatic) or more", options_.array_size));
-  if (options_.cpus_per_task < 1) throw Error(fmt::format("--cpus-per-task {}: must be at least 1", options_.cpus_per_task));
+  options_.check();
 }
 
 std::vector<Evaluation> SlurmRunner::run(const DesignSpace& space, Evaluator& evaluator, std::span<const Ask> asks,
@@ -189,11 +148,10 @@ std::vector<Evaluation> SlurmRunner::run(const DesignSpace& space, Evaluator& ev
     std::vector<Ask> sub;
     for (size_t i : remote) sub.push_back(asks[i]);
     const std::vector<std::vector<size_t>> groups = sharing_groups(space, evaluator, sub);
-    const int cap = options_.array_size > 0 ? options_.array_size : kMaxDefaultTasks;
     RoundWork work;
     work.precision = space.precision();
     work.job = job_;
-    work.tasks = std::min<int>(cap, int(groups.size()));
+    work.tasks = options_.tasks_for(groups.size());
     std::vector<double> weight(groups.size());
     std::vector<size_t> order(groups.size());
     for (size_t g = 0; g < groups.size(); ++g) {
@@ -222,7 +180,6 @@ void SlurmRunner::run_round(const Evaluator& evaluator, const RoundWork& work,
   const std::string text = to_json(work).dump(1) + "\n";
   const fs::path round = dir_ / fmt::format("p{}-{:016x}", work.precision, fnv1a64(text));
   fs::create_directories(round / "results");
-  fs::create_directories(round / "logs");
   if (fs::exists(round / "work.json")) {
     std::ifstream in(round / "work.json", std::ios::binary);
     const std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -231,88 +188,30 @@ void SlurmRunner::run_round(const Evaluator& evaluator, const RoundWork& work,
   } else {
     write_file_atomic(round / "work.json", text);
   }
-  const fs::path script = round / "task.sh";
-  if (!fs::exists(script)) {
-    write_file_atomic(script, fmt::format("#!/bin/sh\n# One array task of a tauvta dse round: evaluates its shard of work.json.\n"
-                                          "exec {} dse worker {} --threads {}\n",
-                                          shell_quote(options_.worker.string()), shell_quote(round.string()),
-                                          options_.cpus_per_task));
-    fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                    fs::perm_options::add);
-  }
+  const fs::path script = cluster::write_task_script(round, options_.worker, {"dse", "worker", round.string()},
+                                                     options_.cpus_per_task);
   ++stats_.rounds;
   stats_.tasks += work.tasks;
-  std::vector<std::string> jobs = recorded_jobs(round);
-  const auto t0 = std::chrono::steady_clock::now();
-  int stalls = 0;
-  size_t have_at_submit = SIZE_MAX;
-  std::vector<int> last_tasks;
-  for (;;) {
-    auto results = collect_results(round);
-    std::set<int> owing;
-    size_t have = 0;
+  auto owing = [&] {
+    const auto results = collect_results(round);
+    cluster::Owing o;
+    o.total = work.items.size();
     for (const RoundWork::Item& it : work.items) {
       if (results.count(it.cache_key)) {
-        ++have;
+        ++o.have;
       } else {
-        owing.insert(it.task);
+        o.tasks.insert(it.task);
       }
     }
-    if (done) done(have);
-    if (owing.empty()) break;
-    // Still in the queue: any of the round's jobs.
-    std::vector<cluster::QueuedTask> queued;
-    for (const std::string& j : jobs) {
-      for (cluster::QueuedTask& q : client_.queued(j)) queued.push_back(std::move(q));
-    }
-    if (queued.empty()) {
-      // A task may have written its last line and left the queue since the look above.
-      results = collect_results(round);
-      owing.clear();
-      have = 0;
-      for (const RoundWork::Item& it : work.items) {
-        if (results.count(it.cache_key)) {
-          ++have;
-        } else {
-          owing.insert(it.task);
-        }
-      }
-      if (owing.empty()) break;
-      if (have_at_submit != SIZE_MAX && have <= have_at_submit) {
-        if (++stalls > options_.retries) {
-          const int t = *owing.begin();
-          throw Error(fmt::format("dse: {}: task {} left the queue {} times without finishing an evaluation; its log "
-                                  "{} ends: {}", round.string(), t, stalls,
-                                  (round / "logs" / fmt::format("task-{}.out", t)).string(),
-                                  log_tail(round / "logs" / fmt::format("task-{}.out", t))));
-        }
-      } else {
-        stalls = 0;
-      }
-      cluster::ArrayJob job;
-      job.script = script;
-      job.tasks.assign(owing.begin(), owing.end());
-      job.name = fmt::format("tauvta-dse-p{}", work.precision);
-      job.partition = options_.partition;
-      job.time_limit = options_.time_limit;
-      job.cpus_per_task = options_.cpus_per_task;
-      job.output = round / "logs" / "task-%a.out";
-      job.chdir = round;
-      job.extra = options_.sbatch_extra;
-      const std::string id = client_.submit(job);
-      record_job(round, id, cluster::array_spec(job.tasks));
-      if (!jobs.empty()) stats_.resubmitted_tasks += job.tasks.size();
-      jobs.push_back(id);
-      ++stats_.submissions;
-      have_at_submit = have;
-      say(fmt::format("W{}A{}: {} {} evaluations as job {} (array {}), {} of {} in", work.precision, work.precision,
-                      jobs.size() == 1 ? "submitted" : "resubmitted", work.items.size() - have, id,
-                      cluster::array_spec(job.tasks), have, work.items.size()));
-    }
-    std::this_thread::sleep_for(std::chrono::duration<double>(options_.poll_seconds));
-  }
+    return o;
+  };
+  const cluster::RoundStats rs =
+      cluster::run_array_round(round, script, fmt::format("tauvta-dse-p{}", work.precision), options_, client_, owing,
+                               done, note_);
+  stats_.submissions += rs.submissions;
+  stats_.resubmitted_tasks += rs.resubmitted_tasks;
+  stats_.wait_seconds += rs.wait_seconds;
   stats_.evaluations += work.items.size();
-  stats_.wait_seconds += seconds_since(t0);
   // Into the result cache, in the round's order (the cache is keyed; its order is for people).
   ResultCache& cache = *evaluator.cache();
   const auto results = collect_results(round);

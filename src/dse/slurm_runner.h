@@ -3,10 +3,10 @@
 // cache), shards the rest over array tasks (asks that share a tuning log stay in one task, in ask
 // order: Evaluator::sharing_key), writes the round's work list and submits it with sbatch. Each
 // task runs `tauvta dse worker ROUND_DIR`, which evaluates its shard and appends every evaluation,
-// flushed, to a results file of its own (run_shard). The coordinator polls the results and
-// squeue; when the array has left the queue with evaluations missing (a task scancelled, out of
-// time, failed), it submits the tasks that still owe some, which skip what they already wrote.
-// A task on a node that dies is requeued by Slurm itself (sbatch --requeue) and does the same.
+// flushed, to a results file of its own (run_shard). cluster/array_round.h drives the array:
+// when it has left the queue with evaluations missing (a task scancelled, out of time, failed),
+// the tasks that still owe some are submitted again and skip what they already wrote. A task on
+// a node that dies is requeued by Slurm itself (sbatch --requeue) and does the same.
 // The round's evaluations then go into the result cache in ask order, and the batch is answered
 // from it, as a resumed local run would be.
 //
@@ -24,21 +24,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/array_round.h"
 #include "cluster/slurm.h"
 #include "dse/batch_runner.h"
 
 namespace tauvta::dse {
-
-struct SlurmOptions {
-  std::string partition;   // empty: the cluster's default
-  std::string time_limit;  // per task (sbatch --time); empty: the partition's
-  int array_size = 0;      // tasks per round at most (0: one per sharing group, at most 256)
-  int cpus_per_task = 1;   // also the worker's threads
-  double poll_seconds = 5;  // between looks at the results and squeue
-  int retries = 3;         // resubmissions of a round that finish nothing before giving up
-  std::filesystem::path worker;  // the tauvta binary the tasks run (on the shared filesystem)
-  std::vector<std::string> sbatch_extra;  // further sbatch arguments (--account=..., --qos=...)
-};
 
 // One round's work list: ROUND_DIR/work.json.
 struct RoundWork {
@@ -74,7 +64,7 @@ class SlurmRunner final : public BatchRunner {
  public:
   // `dir`: where rounds go (on the shared filesystem); `job`: RoundWork::job. The evaluator given
   // to run() must have a result cache.
-  SlurmRunner(std::filesystem::path dir, nlohmann::json job, SlurmOptions options,
+  SlurmRunner(std::filesystem::path dir, nlohmann::json job, cluster::ArrayOptions options,
               cluster::SlurmClient client = {}, std::function<void(const std::string&)> note = {});
   std::vector<Evaluation> run(const DesignSpace& space, Evaluator& evaluator, std::span<const Ask> asks,
                               const std::function<void(size_t done)>& done) override;
@@ -96,7 +86,7 @@ class SlurmRunner final : public BatchRunner {
 
   std::filesystem::path dir_;
   nlohmann::json job_;
-  SlurmOptions options_;
+  cluster::ArrayOptions options_;
   cluster::SlurmClient client_;
   std::function<void(const std::string&)> note_;
   Stats stats_;
