@@ -46,6 +46,7 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
   check_can_write(a.html, a.model.force);
   if (a.model.model.empty() == a.workload.empty()) throw Error("dse: give a model or --workload SPEC (one of them)");
   dse::check_strategy(a.strategy);  // before anything is loaded or written
+  if (a.slurm) resolved_slurm_options(a.slurm_options);
   DseSetup setup = make_dse_setup(a);
   const fpga::Device& device = *setup.device;
   const std::vector<int>& precisions = setup.precisions;

@@ -177,6 +177,7 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
   if (!a.report.empty()) check_can_write(a.report, a.model.force);
   if (!a.html.empty()) check_can_write(a.html, a.model.force);
   const tune::TuneOptions o = resolved_tune_options(a);
+  if (a.slurm) resolved_slurm_options(a.slurm_options);  // checked before the model is loaded
 
   TuneTasks setup = make_tune_tasks(a);
   nlohmann::json report = std::move(setup.report);

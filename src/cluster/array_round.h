@@ -25,7 +25,7 @@ struct ArrayOptions {
   std::string time_limit;  // per task (sbatch --time); empty: the partition's
   int array_size = 0;      // array tasks per round at most (0: as many as the work splits into, at most 256)
   int cpus_per_task = 1;   // also the worker's threads
-  double poll_seconds = 5;  // between looks at the results and squeue
+  double poll_seconds = 2;  // between looks at the results and squeue
   int retries = 3;         // submissions in a row that finish nothing before giving up
   std::filesystem::path worker;  // the tauvta binary the tasks run (on the shared filesystem)
   std::vector<std::string> sbatch_extra;  // further sbatch arguments (--account=..., --qos=...)

@@ -53,7 +53,8 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   const int rc = ::posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
-    throw Error(rc == ENOENT ? fmt::format("{}: not found on PATH", argv[0])
+    const bool bare = argv[0].find('/') == std::string::npos;
+    throw Error(rc == ENOENT ? argv[0] + (bare ? ": not found on PATH (is its package installed?)" : ": no such program")
                              : fmt::format("{}: cannot start ({})", argv[0], std::strerror(rc)));
   }
   out.close_end(1);

@@ -14,7 +14,7 @@ struct ProcessResult {
 };
 
 // Runs argv[0] (looked up on PATH) with argv. Throws tauvta::Error when it cannot be started,
-// naming the program (e.g. "sbatch: not found on PATH").
+// naming the program (e.g. "sbatch: not found on PATH (is its package installed?)").
 ProcessResult run_process(const std::vector<std::string>& argv);
 
 // The first line of `text` without its newline, at most `max` characters (for one-line errors).
