@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "common/error_of.h"
 #include "cluster/array_round.h"
 #include "cluster/process.h"
 #include "cluster/slurm.h"
@@ -14,14 +15,7 @@
 namespace tauvta::cluster {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using tauvta::testing::error_of;
 
 TEST(SlurmClient, ArraySpecFoldsRunsOfIndices) {
   EXPECT_EQ(array_spec({0, 1, 2, 3}), "0-3");

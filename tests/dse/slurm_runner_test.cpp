@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/error_of.h"
 #include "common/error.h"
 #include "dse/batch_runner.h"
 #include "dse/slurm_runner.h"
@@ -18,6 +19,8 @@
 
 namespace tauvta::dse {
 namespace {
+
+using tauvta::testing::error_of;
 
 namespace fs = std::filesystem;
 constexpr const char* kSpec = "conv2d,ci=64,h=14,w=14,co=64,k=3,s=1,p=1";
@@ -46,15 +49,6 @@ Design with(const DesignSpace& s, Design d, Knob k, int value) {
 // The same design scheduled and implemented at another clock (the space keeps the two equal).
 Design clocked(const DesignSpace& s, Design d, int mhz) {
   return with(s, with(s, d, Knob::kHlsMhz, mhz), Knob::kImplMhz, mhz);
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // Three screened designs and one tuned, over two tasks.

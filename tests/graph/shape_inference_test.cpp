@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/error_of.h"
 #include "common/error.h"
 #include "graph/conv_geometry.h"
 #include "cpu/float_executor.h"
@@ -15,16 +16,9 @@
 namespace tauvta::graph {
 namespace {
 
-using ::testing::HasSubstr;
+using tauvta::testing::error_of;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using ::testing::HasSubstr;
 
 Tensor ints(std::vector<int64_t> v) { return Tensor::from_int64(DType::kInt64, {int64_t(v.size())}, v); }
 

@@ -42,6 +42,28 @@ def queued(job):
     return rows
 
 
+def worker_pids(job, task):
+    """Pids of this host's `tauvta dse worker` processes of array task JOB_TASK."""
+    pids = []
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            env = open(os.path.join(d, "environ"), "rb").read().split(b"\0")
+            cmd = open(os.path.join(d, "cmdline"), "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if (f"SLURM_ARRAY_JOB_ID={job}".encode() in env and f"SLURM_ARRAY_TASK_ID={task}".encode() in env
+                and b"worker" in cmd and b"dse" in cmd):
+            pids.append(int(os.path.basename(d)))
+    return pids
+
+
+def tuning_now(out, pids):
+    staged = set()
+    for pid in pids:
+        staged.update(glob.glob(os.path.join(out, "tuning", f"*.staging-{pid}-*")))
+    return staged
+
+
 def wait_partial(out, timeout):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -61,7 +83,14 @@ def wait_partial(out, timeout):
                     done = set()
                     for f in glob.glob(os.path.join(rnd, "results", f"task-{task}.*.jsonl")):
                         done.update(finished_lines(f))
-                    if 1 <= len(done) <= items - 2:
+                    if not 1 <= len(done) <= items - 1:
+                        continue
+                    pids = worker_pids(job, task)
+                    first = tuning_now(out, pids)
+                    if not first:
+                        continue
+                    time.sleep(0.3)
+                    if first & tuning_now(out, pids):
                         print(node, job, task)
                         return
         time.sleep(0.1)
