@@ -66,6 +66,7 @@ def tuning_now(out, pids):
 
 def wait_partial(out, timeout):
     deadline = time.time() + timeout
+    before = {}  # (job, task) -> the staged logs of its worker on the last look
     while time.time() < deadline:
         for rnd in sorted(glob.glob(os.path.join(out, "slurm", "p*"))):
             try:
@@ -79,22 +80,25 @@ def wait_partial(out, timeout):
                 for task, state, node in queued(job):
                     if state != "RUNNING":
                         continue
+                    pids = worker_pids(job, task)
+                    now = tuning_now(out, pids)
+                    last = before.get((job, task))
+                    before[(job, task)] = now
+                    fresh = now - last if last is not None else set()
+                    if not fresh:
+                        continue
                     items = sum(1 for it in work["items"] if it["task"] == task)
                     done = set()
                     for f in glob.glob(os.path.join(rnd, "results", f"task-{task}.*.jsonl")):
                         done.update(finished_lines(f))
                     if not 1 <= len(done) <= items - 1:
                         continue
-                    pids = worker_pids(job, task)
-                    first = tuning_now(out, pids)
-                    if not first:
-                        continue
                     time.sleep(0.3)
-                    if first & tuning_now(out, pids):
+                    if fresh & tuning_now(out, pids):
                         print(node, job, task)
                         return
-        time.sleep(0.1)
-    fail(f"no running task with part of its shard done within {timeout} s")
+        time.sleep(0.05)
+    fail(f"no running task started a lasting tuning after finishing an evaluation within {timeout} s")
 
 
 def strip(obj, keys):

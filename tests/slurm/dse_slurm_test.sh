@@ -58,7 +58,7 @@ read -r node job task < <("$PY" "$HERE/dse_runs.py" wait-partial "$T/slurm" --ti
 
 case "$SCENARIO" in
   node-loss)
-    say "killing node $node (slurmd, its job steps and their tasks)"
+    say "killing node $node (slurmd, its job steps and their tasks) at $(date +%s.%N), during task ${job}_${task}"
     "$SL" kill-node "$node" --dir "$CLUSTER"
     ;;
   coordinator)
@@ -101,6 +101,9 @@ for f in glob.glob(os.path.join(sys.argv[1], "slurm", "p*", "results", "task-*.j
 skipped = sum(json.load(open(f))["from_earlier_attempts"]
               for f in glob.glob(os.path.join(sys.argv[1], "slurm", "p*", "results", "*.summary.json")))
 if not any(n > 1 for n in runs.values()):
+    for f in sorted(glob.glob(os.path.join(sys.argv[1], "slurm", "p*", "results", "*.summary.json"))):
+        j = json.load(open(f))
+        print(os.path.basename(f), j["node"], j["items"], j["computed"], f"{j['started']:.2f}-{j['ended']:.2f}")
     sys.exit("dse_slurm_test: no task ran a second time after it was interrupted")
 if skipped < 1:
     sys.exit("dse_slurm_test: the task run again did not take up the evaluations finished before")
