@@ -1,9 +1,11 @@
 #include "cli/cli_io.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
@@ -105,6 +107,27 @@ hw::HwConfig load_config(const std::string& path) {
   if (path.empty()) return hw::HwConfig{};
   // A VTA configuration name ("1x16_i8w8a32_15_15_18_17") when no such file exists.
   if (!std::filesystem::exists(path) && path.find('/') == std::string::npos && path.find(".json") == std::string::npos) {
+    // A word with no '_' is no VTA name: most likely a preset's name ("pynq", "zcu104").
+    if (path.find('_') == std::string::npos) {
+      std::string presets;
+#ifdef TAUVTA_SOURCE_DIR
+      const std::filesystem::path dir = std::filesystem::path(TAUVTA_SOURCE_DIR) / "configs";
+      std::error_code ec;
+      std::vector<std::string> names;
+      for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        if (e.path().extension() == ".json") names.push_back((dir / e.path().filename()).string());
+      }
+      std::sort(names.begin(), names.end());
+      for (const std::string& n : names) {
+        if (std::filesystem::path(n).stem() == path) {
+          throw Error(fmt::format("config '{}': no such file or VTA name; the preset is {}", path, n));
+        }
+      }
+      if (!names.empty()) presets = fmt::format("; presets: {}", fmt::join(names, ", "));
+#endif
+      throw Error(fmt::format("config '{}': no such file, and not a VTA name such as 1x16_i8w8a32_15_15_18_17{}", path,
+                              presets));
+    }
     return hw::HwConfig::from_name(path);
   }
   return hw::HwConfig::load(path);

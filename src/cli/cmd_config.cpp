@@ -44,13 +44,25 @@ std::string describe(const hw::HwConfig& c) {
       "            bursts of at most {} beats; in flight: master {}, port {} reads {} writes;"
       " per burst +{}, per row +{} cycles\n"
       "            GEMM II {}, ALU II {}, ALU lanes {}, pipeline depth GEMM {} ALU {}\n"
-      "            queues: command {}, token {}; insn overhead {} cycles; ALU MUL {}\n\n",
+      "            queues: command {}, token {}; insn overhead {} cycles; ALU MUL {}\n"
+      "implementation  products {}, DSP limit {}, tree levels per stage {}, ACC read ports {},\n"
+      "            pipeline {}, dataflow {}, inline {}, HLS clock {}, ACC array {}\n\n",
       1 << t.log_bus_width, t.dram_bandwidth_gbps, c.dram_bytes_per_cycle(), t.dram_latency_cycles,
       t.write_latency_cycles, t.max_burst_beats, t.master_outstanding, t.port_read_acceptance,
       t.port_write_acceptance, t.burst_overhead_cycles, t.row_overhead_cycles, t.gemm_ii, t.alu_ii,
-      t.alu_lanes == 0 ? std::string("all") : std::to_string(t.alu_lanes), t.gemm_pipeline_depth,
+      c.impl.alu_lanes == 0 ? std::string("all") : std::to_string(c.impl.alu_lanes), t.gemm_pipeline_depth,
       t.alu_pipeline_depth, t.cmd_queue_depth, t.token_queue_depth, t.insn_overhead_cycles,
-      t.alu_mul ? "on" : "off");
+      c.impl.alu_mul ? "on" : "off", hw::binding_name(c.impl.binding),
+      c.impl.dsp_limit == hw::Implementation::kDspLimitBoard ? std::string("what fits the board")
+      : c.impl.dsp_limit == 0                                ? std::string("none")
+                                                             : std::to_string(c.impl.dsp_limit),
+      c.impl.tree_levels_per_stage, c.impl.acc_read_ports, c.impl.pipeline ? "on" : "off",
+      c.impl.dataflow ? "on" : "off", c.impl.inline_modules ? "on" : "off",
+      c.impl.hls_mhz > 0 ? fmt::format("{:g} MHz", c.impl.hls_mhz) : std::string("the clock"),
+      c.impl.acc_array.kind == hw::ArrayKind::kNone
+          ? std::string("plain")
+          : fmt::format("{} dim {} factor {}", hw::array_kind_name(c.impl.acc_array.kind), c.impl.acc_array.dim,
+                        c.impl.acc_array.factor));
   s += hw::layout_text(hw::IsaLayout(c));
   return s;
 }

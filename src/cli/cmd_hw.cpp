@@ -17,17 +17,12 @@
 #include "cli/hw_resources.h"
 #include "cli/rtl_option_args.h"
 #include "common/error.h"
+#include "fpga/design_options.h"
 #include "fpga/implementation_reports.h"
 #include "fpga/resource_model.h"
 
 namespace tauvta::cli {
 namespace {
-
-std::string board_for(const hw::HwConfig& c) {
-  if (c.target == "ultra96") return "ultra96";
-  if (c.target == "zcu104") return "zcu104";
-  return "pynq-z1";
-}
 
 nlohmann::json resources_json(const fpga::Resources& r) {
   return {{"LUT", r.lut}, {"FF", r.ff}, {"DSP", r.dsp}, {"BRAM36", r.bram36}, {"URAM", r.uram}};
@@ -94,8 +89,7 @@ std::string estimate_table(const fpga::ResourceEstimate& e, const fpga::Device& 
 }  // namespace
 
 nlohmann::json hw_resources(const HwResourcesArgs& a, std::string* text) {
-  const hw::HwConfig& c = a.config;
-  const rtl::RtlOptions opts = resolve_rtl_options(a.rtl, "hw resources");
+  const hw::HwConfig c = apply_rtl_option_args(a.rtl, a.config);
   if (!(a.max_util > 0 && a.max_util <= 1)) {
     throw Error(fmt::format("--max-utilization = {} is out of range (0, 1]", a.max_util));
   }
@@ -103,18 +97,14 @@ nlohmann::json hw_resources(const HwResourcesArgs& a, std::string* text) {
   if (a.device == "all") {
     for (const fpga::Device& d : fpga::devices()) devs.push_back(&d);
   } else {
-    devs.push_back(&fpga::find_device(a.device.empty() ? board_for(c) : a.device));
+    devs.push_back(&fpga::device_of(c, a.device));
   }
   nlohmann::json out = {{"config", c.to_json()},
                         {"name", c.name()},
-                        {"options",
-                         {{"binding", rtl::binding_name(opts.binding)},
-                          {"tree_levels_per_stage", opts.tree_levels_per_stage},
-                          {"acc_read_ports", opts.acc_read_ports},
-                          {"max_dsp_products", opts.max_dsp_products},
-                          {"max_utilization", a.max_util}}},
+                        {"max_utilization", a.max_util},
                         {"estimates", nlohmann::json::array()}};
   std::string table = fmt::format("config      {}\n", c.name());
+  bool fits_any = false;
   const fpga::ModelLimits limits{a.max_util};
   std::optional<fpga::ImplementationReports> reports;
   std::optional<fpga::ResourceCorrection> correction;
@@ -123,6 +113,7 @@ nlohmann::json hw_resources(const HwResourcesArgs& a, std::string* text) {
     if (reports->designs().size() >= 3) correction = fpga::ResourceCorrection::train(*reports);
   }
   for (const fpga::Device* d : devs) {
+    const rtl::RtlOptions opts = fpga::rtl_options(c, *d);
     fpga::ResourceEstimate e = fpga::estimate_resources(c, opts, *d, limits);
     std::string source = "model";
     if (reports) {
@@ -136,9 +127,25 @@ nlohmann::json hw_resources(const HwResourcesArgs& a, std::string* text) {
     }
     nlohmann::json j = estimate_json(e, *d);
     j["source"] = source;
+    // The implementation as built on this device (the DSP limit "board" resolved).
+    j["options"] = {{"binding", rtl::binding_name(opts.binding)},
+                    {"tree_levels_per_stage", opts.tree_levels_per_stage},
+                    {"acc_read_ports", opts.acc_read_ports},
+                    {"max_dsp_products", opts.max_dsp_products},
+                    {"acc_array", hw::array_kind_name(opts.acc_array.kind)}};
+    fits_any |= e.feasible();
     out["estimates"].push_back(j);
-    table += estimate_table(e, *d) + fmt::format("source      {}\n\n", source);
+    table += estimate_table(e, *d) +
+             fmt::format("built as    products {}{}, {} tree level(s) per stage, {} ACC read port(s), ALU {}{}\n",
+                         rtl::binding_name(opts.binding),
+                         opts.max_dsp_products > 0 ? fmt::format(" (at most {} in DSP slices)", opts.max_dsp_products)
+                                                   : std::string(),
+                         opts.tree_levels_per_stage, opts.acc_read_ports,
+                         c.impl.alu_lanes == 0 ? std::string("all lanes") : fmt::format("{} lanes", c.impl.alu_lanes),
+                         c.impl.alu_mul ? " with MUL" : " without MUL") +
+             fmt::format("source      {}\n\n", source);
   }
+  out["fits"] = fits_any;
   if (text) *text = table;
   return out;
 }
@@ -163,7 +170,8 @@ void add_hw_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   res->add_option("CONFIG", o->config, "vta_config.json-style file or VTA name (default: Pynq)");
   res->add_option("--device", o->device,
-                  "pynq-z1, ultra96, zcu104 or all (default: the config's TARGET board)");
+                  "pynq-z1, ultra96, zcu104 or all (default: the config's TARGET board); exits 3 when the "
+                  "design fits none of them");
   res->add_option("--max-utilization", o->max_util,
                   "A design fits when no resource is above this share of the device")
       ->capture_default_str();
@@ -183,6 +191,12 @@ void add_hw_command(CLI::App& app) {
     std::string text;
     const nlohmann::json out = hw_resources(a, &text);
     std::cout << (o->json ? out.dump(2) + "\n" : text);
+    // A design that fits none of the devices asked for is an answer, not an error: the table is
+    // printed, and the exit code (3) lets a script tell.
+    if (!out.at("fits").get<bool>()) {
+      std::cout << std::flush;
+      throw ExitStatus{3};
+    }
   });
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "fpga/feasibility.h"
 #include "backend/op_runner.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
@@ -101,6 +102,7 @@ nlohmann::json op_report_json(const hw::HwConfig& config, const lower::ConvWorkl
   j["macs"] = r.macs;
   j["verified"] = r.verified;
   j["config"] = config.to_json();
+  j["feasibility"] = fpga::to_json(fpga::feasibility(config));
   j["notes"] = notes;
   if (recorded_seconds > 0 && std::isfinite(recorded_seconds)) j["recorded_seconds"] = recorded_seconds;
   return j;
@@ -178,6 +180,7 @@ void run_op_command(const OpArgs& a) {
     // The board's measurement from the log, shown beside the model's figure, never fed into it.
     out += fmt::format("{:<26}{:>16.3f}\n", "recorded on board (us)", recorded_seconds * 1e6);
   }
+  if (const std::string warn = fpga::feasibility_warning(config, fpga::feasibility(config)); !warn.empty()) out += warn + "\n";
   std::cout << out;
   if (!a.report.empty()) {
     write_text(a.report, op_report_json(config, w, source, r, notes, recorded_seconds).dump(2) + "\n", a.force);

@@ -10,6 +10,7 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/rtl_option_args.h"
+#include "fpga/design_options.h"
 #include "rtl/rtl_generator.h"
 
 namespace tauvta::cli {
@@ -22,6 +23,7 @@ void add_rtl_command(CLI::App& app) {
     std::string config;
     std::string out;
     RtlOptionArgs rtl;
+    std::string device;
     bool force = false;
     bool json = false;
   };
@@ -31,10 +33,16 @@ void add_rtl_command(CLI::App& app) {
       ->required();
   cmd->add_flag("--force", o->force, "Overwrite files already in the directory");
   cmd->add_flag("--json", o->json, "Print design.json instead of the summary");
+  cmd->add_option("--device", o->device,
+                  "The FPGA a DSP limit of \"board\" is resolved for: pynq-z1, ultra96 or zcu104 "
+                  "(default: the config's TARGET board)");
   add_rtl_option_args(cmd, o->rtl);
   cmd->callback([o] {
-    const hw::HwConfig c = load_config(o->config);
-    const rtl::RtlOptions opts = resolve_rtl_options(o->rtl, "rtl");
+    // The config's IMPLEMENTATION, with any option given replacing its key: the datapath the
+    // exploration and `hw resources` price for the same file.
+    const hw::HwConfig c = apply_rtl_option_args(o->rtl, load_config(o->config));
+    const fpga::Device& device = fpga::device_of(c, o->device);
+    const rtl::RtlOptions opts = fpga::rtl_options(c, device);
     const rtl::RtlDesign d = rtl::generate_rtl(c, opts);
     const nlohmann::json info = rtl::design_json(c, opts, d.shape);
     const auto written = rtl::write_rtl(d, info, o->out, o->force);
@@ -43,7 +51,8 @@ void add_rtl_command(CLI::App& app) {
       return;
     }
     const rtl::DatapathShape& s = d.shape;
-    std::cout << fmt::format("rtl         {} -> {} (top {})\n", c.name(), o->out, d.top);
+    std::cout << fmt::format("rtl         {} -> {} (top {}; built for the {})\n", c.name(), o->out, d.top,
+                             device.board);
     std::cout << fmt::format(
         "GEMM core   {} products int{} x int{} in {}, trees of {} levels, {} register stage(s), "
         "latency {}\n",
@@ -52,6 +61,14 @@ void add_rtl_command(CLI::App& app) {
         : s.dsp_products == 0        ? std::string("LUTs")
                                      : fmt::format("{} DSP slices, the rest LUTs", s.dsp_products),
         s.tree_levels, s.tree_registers, s.gemm_latency);
+    // The timing model's depths may include latency VTA's HLS schedule adds beyond the structure
+    // (a stock config states VTA's measured depth): say so instead of letting two numbers disagree.
+    if (c.timing.gemm_pipeline_depth != s.gemm_latency || c.timing.alu_pipeline_depth != s.alu_latency) {
+      std::cout << fmt::format(
+          "timing      the timing model charges GEMM {} and ALU {} fill/drain cycles (TIMING), "
+          "VTA's HLS design's, where this datapath's latencies are {} and {}\n",
+          c.timing.gemm_pipeline_depth, c.timing.alu_pipeline_depth, s.gemm_latency, s.alu_latency);
+    }
     std::cout << fmt::format(
         "ALU         {} lane(s) x {} pass(es), int{}{}, latency {}, a micro-op every {} cycle(s)\n",
         s.alu_lanes, s.alu_passes, s.acc_width, s.alu_mul ? ", MUL" : "", s.alu_latency,

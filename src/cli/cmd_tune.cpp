@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "fpga/feasibility.h"
 #include "backend/artifact.h"
 #include "backend/network_report.h"
 #include "backend/network_runner.h"
@@ -200,6 +201,8 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
                            "seed {}\n",
                            tasks.size(), c.name(), c.timing.clock_mhz, c.peak_gops(), o.searcher.kind, o.trials,
                            measurer.threads(), o.searcher.seed);
+  const fpga::Feasibility feasible = fpga::feasibility(c);
+  if (const std::string w = fpga::feasibility_warning(c, feasible); !w.empty()) out << w << "\n";
 
   std::vector<tune::TaskResult> results;
   int64_t step = 0;
@@ -231,6 +234,7 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
                            trials, measured, wall, wall > 0 ? double(measured) / wall : 0.0,
                            measure_wall > 0 ? double(measured) / measure_wall : 0.0, a.log);
 
+  report["feasibility"] = fpga::to_json(feasible);
   report["tune"] = {{"config", c.to_json()},
                     {"config_name", c.name()},
                     {"tuner", o.searcher.kind},

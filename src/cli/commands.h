@@ -21,6 +21,12 @@ std::map<std::string, AddCommand>& command_registry();
 void set_invocation(int argc, const char* const* argv);
 const std::string& invocation();
 
+// Thrown by a command that printed its result but must end with a non-zero exit code that is not
+// an error (`hw resources` on a design that fits none of the devices: 3). main() returns `code`.
+struct ExitStatus {
+  int code;
+};
+
 struct CommandRegistrar {
   CommandRegistrar(const std::string& name, AddCommand add) {
     command_registry().emplace(name, std::move(add));

@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+  } catch (const tauvta::cli::ExitStatus& e) {
+    return e.code;
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; every usage error is one line and exits 1 like any other.
     if (e.get_exit_code() == 0) return app.exit(e);

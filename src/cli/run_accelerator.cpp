@@ -1,3 +1,4 @@
+#include "fpga/feasibility.h"
 #include "cli/run_accelerator.h"
 
 #include <filesystem>
@@ -173,6 +174,9 @@ void run_on_accelerator(AcceleratorRunArgs a) {
     for (const sim::Hazard& h : run.total.hazards) std::cerr << "hazard: " << h.message() << "\n";
   }
   std::cout << backend::network_report_table(net, run);
+  const fpga::Feasibility feasible = fpga::feasibility(net.config);
+  report["feasibility"] = fpga::to_json(feasible);
+  if (const std::string w = fpga::feasibility_warning(net.config, feasible); !w.empty()) std::cout << w << "\n";
   if (observed) {
     std::cout << fmt::format("\ninstruments over {} image(s): the cast from accumulator to output of each observed layer\n",
                              observed->images())

@@ -43,47 +43,6 @@ bool encodable(const hw::HwConfig& c) {
   }
 }
 
-namespace {
-
-// The ACC buffer's memories under an array option: `copies` x `banks` memories of
-// width x 2^log_depth.
-fpga::Resources acc_memories(fpga::Family family, const rtl::BufferShape& acc, const ArrayOption& a) {
-  int width = acc.width, log_depth = acc.log_depth, banks = 1;
-  const int lf = log2i(std::max(1, a.factor));
-  if (a.type == 1 || a.type == 2) {  // partition
-    if (a.dim == 1) {
-      log_depth -= lf;
-      banks = a.factor;
-    } else {
-      width /= a.factor;
-      banks = a.factor;
-    }
-  } else if (a.type == 3 || a.type == 4) {  // reshape: factor words side by side in one
-    if (a.dim == 1) {
-      log_depth -= lf;
-      width *= a.factor;
-    }
-  }
-  fpga::Resources r = fpga::map_memory(family, width, std::max(0, log_depth)).resources;
-  const double n = double(banks) * acc.copies;
-  r.lut *= n;
-  r.ff *= n;
-  r.bram36 *= n;
-  r.uram *= n;
-  return r;
-}
-
-}  // namespace
-
-int dsp_product_limit(const fpga::Device& device) { return int(std::floor(device.total.dsp * 0.95)); }
-
-double block_ram_fmax_mhz(const fpga::Device& device) {
-  // RAMB36 maximum frequency without ECC: 7-series -1 388 MHz (DS187); UltraScale+ -1 645 MHz,
-  // -2 737 MHz (DS925).
-  if (device.family == fpga::Family::kXc7) return 388;
-  return std::strcmp(device.speed_grade, "-1") == 0 ? 645 : 737;
-}
-
 int hls_tree_levels_per_stage(const hw::HwConfig& c, const rtl::RtlOptions& o, const fpga::Device& device,
                               double hls_mhz) {
   const double period = 1000.0 / hls_mhz;
@@ -113,54 +72,43 @@ MappedDesign map_design(const DesignSpace& s, const Design& d, const hw::HwConfi
   t.dram_latency_cycles = int(std::ceil(board.timing.dram_latency_cycles * scale));
   t.write_latency_cycles = int(std::ceil(board.timing.write_latency_cycles * scale));
   t.log_bus_width = log2i(s.value(d, Knob::kBusWidth));
-  t.alu_lanes = s.value(d, Knob::kAluLanes);
-  t.alu_mul = s.value(d, Knob::kAluMul) != 0;
-  t.dataflow = s.value(d, Knob::kDataflow) != 0;
-  // A sub-module that is not inlined adds its start/done handshake to every instruction.
-  t.insn_overhead_cycles = board.timing.insn_overhead_cycles + (s.value(d, Knob::kInline) ? 0 : 1);
 
-  rtl::RtlOptions& o = m.rtl;
-  o.binding = rtl::ProductBinding(s.value(d, Knob::kBinding));
-  o.acc_read_ports = s.value(d, Knob::kAccPorts);
-  o.max_dsp_products = s.value(d, Knob::kDspLimit) ? dsp_product_limit(s.device()) : 0;
-  const bool pipelined = s.value(d, Knob::kPipeline) != 0;
-  o.tree_levels_per_stage =
-      pipelined ? hls_tree_levels_per_stage(c, o, s.device(), s.value(d, Knob::kHlsMhz)) : 0;
-
-  // The timing the generated datapath has (rtl::shape_of): its latencies as fill/drain, and the
-  // ALU's issue interval exactly as the RTL's: max(read cycles, passes) per micro-op, which the
-  // timing model's passes x ALU_II gives with ALU_II = 1 once there are passes.
-  const rtl::DatapathShape sh = rtl::shape_of(c, o);
-  t.gemm_pipeline_depth = sh.gemm_latency;
-  t.alu_pipeline_depth = sh.alu_latency;
-  if (pipelined) {
-    t.gemm_ii = 1;
-    t.alu_ii = sh.alu_passes > 1 ? 1 : (o.acc_read_ports == 2 ? 1 : 2);
-  } else {
-    // Not pipelined: a micro-op goes through the whole datapath before the next one starts.
-    t.gemm_ii = sh.gemm_latency;
-    t.alu_ii = sh.alu_latency;
+  hw::Implementation& impl = c.impl;
+  impl.alu_lanes = s.value(d, Knob::kAluLanes);
+  impl.alu_mul = s.value(d, Knob::kAluMul) != 0;
+  impl.dataflow = s.value(d, Knob::kDataflow) != 0;
+  impl.inline_modules = s.value(d, Knob::kInline) != 0;
+  impl.pipeline = s.value(d, Knob::kPipeline) != 0;
+  impl.binding = hw::ProductBinding(s.value(d, Knob::kBinding));
+  impl.acc_read_ports = s.value(d, Knob::kAccPorts);
+  impl.dsp_limit = s.value(d, Knob::kDspLimit) ? dsp_product_limit(s.device()) : 0;
+  impl.hls_mhz = s.value(d, Knob::kHlsMhz);
+  impl.tree_levels_per_stage = 0;
+  if (impl.pipeline) {
+    impl.tree_levels_per_stage =
+        hls_tree_levels_per_stage(c, rtl::options_of(c, impl.dsp_limit), s.device(), impl.hls_mhz);
   }
-
-  m.acc_array.type = s.value(d, Knob::kArrayType);
-  if (m.acc_array.type != 0) {
-    m.acc_array.dim = s.value(d, Knob::kArrayDim);
-    m.acc_array.factor = s.value(d, Knob::kArrayFactor);
+  const int array_type = s.value(d, Knob::kArrayType);
+  if (array_type != 0) {
+    impl.acc_array = {hw::ArrayKind(array_type), s.value(d, Knob::kArrayDim), s.value(d, Knob::kArrayFactor)};
   }
+  impl.syn_strategy = s.value(d, Knob::kSynStrategy);
+  impl.impl_strategy = s.value(d, Knob::kImplStrategy);
+
+  // The timing the generated datapath has: its latencies as fill/drain, its issue intervals, the
+  // handshake of a module not inlined; derived exactly as a config file's TIMING keys are.
+  const hw::DatapathTiming dt = hw::datapath_timing(impl, c.block_in(), c.batch() * c.block_out());
+  t.gemm_pipeline_depth = dt.gemm_pipeline_depth;
+  t.alu_pipeline_depth = dt.alu_pipeline_depth;
+  t.gemm_ii = dt.gemm_ii;
+  t.alu_ii = dt.alu_ii;
+  t.insn_overhead_cycles = board.timing.insn_overhead_cycles - 1 + dt.insn_overhead;
+  m.rtl = fpga::rtl_options(c, s.device());
   return m;
 }
 
 fpga::ResourceEstimate design_resources(const MappedDesign& m, const fpga::Device& device) {
-  fpga::ResourceEstimate e = fpga::estimate_resources(m.config, m.rtl, device);
-  if (m.acc_array.type != 0) {
-    const rtl::DatapathShape sh = rtl::shape_of(m.config, m.rtl);
-    fpga::Resources& acc = e.parts[size_t(fpga::Part::kAcc)];
-    acc = acc_memories(device.family, sh.buffer(rtl::BufferId::kAcc), m.acc_array);
-    e.total = {};
-    for (const fpga::Resources& r : e.parts) e.total += r;
-    fpga::judge(e, device);
-  }
-  return e;
+  return fpga::estimate_resources(m.config, m.rtl, device);
 }
 
 bool array_option_saves(const DesignSpace& s, const Design& d) {
@@ -169,17 +117,22 @@ bool array_option_saves(const DesignSpace& s, const Design& d) {
   o.acc_read_ports = s.value(d, Knob::kAccPorts);
   const rtl::DatapathShape sh = rtl::shape_of(c, o);
   const rtl::BufferShape& acc = sh.buffer(rtl::BufferId::kAcc);
-  ArrayOption a{s.value(d, Knob::kArrayType), s.value(d, Knob::kArrayDim), s.value(d, Knob::kArrayFactor)};
+  const hw::AccArray a{hw::ArrayKind(s.value(d, Knob::kArrayType)), s.value(d, Knob::kArrayDim),
+                       s.value(d, Knob::kArrayFactor)};
   if (a.dim == 1 && a.factor >= (1 << acc.log_depth)) return false;
   if (a.dim == 2 && (a.factor >= acc.width || acc.width % a.factor != 0)) return false;
-  const fpga::Resources plain = acc_memories(s.device().family, acc, {});
-  const fpga::Resources split = acc_memories(s.device().family, acc, a);
+  const fpga::Resources plain = fpga::acc_memories(s.device().family, acc, {});
+  const fpga::Resources split = fpga::acc_memories(s.device().family, acc, a);
   return split.bram36 < plain.bram36;
 }
 
 std::string timing_key(const hw::HwConfig& config) {
   nlohmann::json j = config.to_json();
   j.erase("TARGET");
+  // The implementation's choices that change cycles are in TIMING already (derived) or are kept
+  // here: ALU lanes and MUL, DATAFLOW. The rest change resources only.
+  const hw::Implementation& impl = config.impl;
+  j["IMPLEMENTATION"] = {{"ALU_LANES", impl.alu_lanes}, {"ALU_MUL", impl.alu_mul}, {"DATAFLOW", impl.dataflow}};
   return j.dump();
 }
 

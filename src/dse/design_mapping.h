@@ -1,30 +1,25 @@
-// What a design point is physically: the HwConfig the compiler and the timing model see (widths,
-// blocking, buffers, and the timing parameters its implementation features set: initiation
-// intervals, pipeline depths, module overlap, per-instruction overhead, the clock and the memory
-// latencies at that clock), the RtlOptions the generator and the resource model take (binding, DSP
-// limit, tree pipelining, ACC read ports), and the array partition/reshape of the ACC buffer.
-// docs/dse.md tables every mapping. Cheap and allocation-free apart from the config's strings.
+// What a design point is physically: one HwConfig holding everything (widths, blocking, buffers,
+// the clock and the memory latencies at that clock, and its IMPLEMENTATION: binding, DSP limit,
+// tree pipelining, ACC read ports, ALU lanes and MUL, pipeline, dataflow, inline, HLS clock, the
+// ACC buffer's partition or reshape, the Vivado strategies), whose TIMING keys that follow from the
+// implementation are derived as every config file's are (hw::datapath_timing). The config is the
+// vta_config.json the exploration writes; `hw resources`, `rtl` and `run` read it back to the same
+// design. docs/dse.md tables every mapping. Cheap and allocation-free apart from the config's strings.
 #pragma once
 
 #include <string>
 
 #include "dse/design_space.h"
+#include "fpga/design_options.h"
 #include "fpga/resource_model.h"
 #include "hw/hw_config.h"
 #include "rtl/datapath_shape.h"
 
 namespace tauvta::dse {
 
-struct ArrayOption {
-  int type = 0;    // 0 none, 1/2 partition cyclic/block, 3/4 reshape cyclic/block
-  int dim = 1;     // 1 depth, 2 lanes
-  int factor = 1;
-};
-
 struct MappedDesign {
   hw::HwConfig config;
-  rtl::RtlOptions rtl;
-  ArrayOption acc_array;
+  rtl::RtlOptions rtl;  // fpga::rtl_options(config, the space's device)
 };
 
 // The design's VTA knobs (widths, BATCH, blocks, buffers) on the built-in timing: what the
@@ -37,8 +32,7 @@ bool encodable(const hw::HwConfig& c);
 // bandwidth in GB/s); the design's latencies are the same nanoseconds at its clock.
 MappedDesign map_design(const DesignSpace& s, const Design& d, const hw::HwConfig& board);
 
-// The resource model's answer for the mapped design on the space's device, with the ACC buffer's
-// partition or reshape priced by the block-RAM mapping rule.
+// The resource model's answer for the mapped design on the space's device.
 fpga::ResourceEstimate design_resources(const MappedDesign& m, const fpga::Device& device);
 
 // Adder levels per tree stage HLS schedules to meet `hls_mhz` (the fewest registers whose tree and
@@ -46,17 +40,14 @@ fpga::ResourceEstimate design_resources(const MappedDesign& m, const fpga::Devic
 int hls_tree_levels_per_stage(const hw::HwConfig& c, const rtl::RtlOptions& o, const fpga::Device& device,
                               double hls_mhz);
 
-// Products HLS may put in DSP slices under the DSP limit: the device's DSPs less a 5% margin for
-// what else the design uses them for.
-int dsp_product_limit(const fpga::Device& device);
-// The block RAMs' maximum clock for the device's speed grade (data sheets DS187, DS925).
-double block_ram_fmax_mhz(const fpga::Device& device);
+using fpga::dsp_product_limit;
+using fpga::block_ram_fmax_mhz;
 // Whether design `d`'s ACC partition or reshape needs fewer block RAMs than the plain buffer.
 bool array_option_saves(const DesignSpace& s, const Design& d);
 
-// Everything a design's cycle count depends on: its mapped config (knobs and timing parameters;
-// not the binding, DSP limit or array options, which are not in it). Designs with equal keys share
-// one performance evaluation.
+// Everything a design's cycle count depends on: its mapped config's knobs and timing parameters
+// (not the implementation choices that change no cycle: binding, DSP limit, array options,
+// strategies). Designs with equal keys share one performance evaluation.
 std::string timing_key(const hw::HwConfig& config);
 
 }  // namespace tauvta::dse

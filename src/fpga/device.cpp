@@ -1,6 +1,7 @@
 #include "fpga/device.h"
 
 #include <array>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -66,10 +67,15 @@ const std::array<Device, 3> kDevices = {{
 std::span<const Device> devices() { return kDevices; }
 
 const Device& find_device(const std::string& name) {
+  // Any case, the board's own spelling ("Pynq-Z1", "ZCU104") and VTA's target name "pynq".
+  std::string n = name;
+  for (char& c : n) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (n == "pynq") n = "pynq-z1";
   for (const Device& d : kDevices) {
-    if (name == d.name) return d;
+    if (n == d.name) return d;
   }
-  throw Error(fmt::format("device '{}' is not one of pynq-z1, ultra96, zcu104", name));
+  throw Error(fmt::format("device '{}' is not one of pynq-z1, ultra96, zcu104{}", name,
+                          n == "de10nano" || n == "de10-nano" ? " (the DE10-Nano is an Intel board: no device model)" : ""));
 }
 
 Resources infrastructure(const Device& device, int bus_bits) {

@@ -77,7 +77,7 @@ bool same_design(const hw::HwConfig& a, const hw::HwConfig& b) {
          a.log_uop_buff_size == b.log_uop_buff_size && a.log_inp_buff_size == b.log_inp_buff_size &&
          a.log_wgt_buff_size == b.log_wgt_buff_size && a.log_acc_buff_size == b.log_acc_buff_size &&
          a.timing.clock_mhz == b.timing.clock_mhz && a.timing.log_bus_width == b.timing.log_bus_width &&
-         a.timing.alu_lanes == b.timing.alu_lanes && a.timing.alu_mul == b.timing.alu_mul;
+         a.impl.alu_lanes == b.impl.alu_lanes && a.impl.alu_mul == b.impl.alu_mul;
 }
 
 }  // namespace

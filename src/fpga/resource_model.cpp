@@ -1,11 +1,13 @@
 #include "fpga/resource_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "fpga/bram_mapping.h"
+#include "fpga/design_options.h"
 
 namespace tauvta::fpga {
 
@@ -23,6 +25,40 @@ double apply(const FitRow* row, const NetlistFeatures& f) {
 }
 
 }  // namespace
+
+// The ACC buffer's memories under an array option: `copies` x `banks` memories of
+// width x 2^log_depth.
+Resources acc_memories(Family family, const rtl::BufferShape& acc, const hw::AccArray& a) {
+  int width = acc.width, log_depth = acc.log_depth, banks = 1;
+  int lf = 0;
+  while ((1 << lf) < std::max(1, a.factor)) ++lf;
+  switch (a.kind) {
+    case hw::ArrayKind::kNone: break;
+    case hw::ArrayKind::kPartitionCyclic:
+    case hw::ArrayKind::kPartitionBlock:
+      if (a.dim == 1) {
+        log_depth -= lf;
+      } else {
+        width /= a.factor;
+      }
+      banks = a.factor;
+      break;
+    case hw::ArrayKind::kReshapeCyclic:
+    case hw::ArrayKind::kReshapeBlock:  // factor words side by side in one
+      if (a.dim == 1) {
+        log_depth -= lf;
+        width *= a.factor;
+      }
+      break;
+  }
+  Resources r = map_memory(family, width, std::max(0, log_depth)).resources;
+  const double n = double(banks) * acc.copies;
+  r.lut *= n;
+  r.ff *= n;
+  r.bram36 *= n;
+  r.uram *= n;
+  return r;
+}
 
 Resources fitted_module(Family family, FitModule module, const NetlistFeatures& f) {
   Resources r;
@@ -84,8 +120,15 @@ ResourceEstimate estimate_resources(const hw::HwConfig& config, const rtl::RtlOp
       read_blocks += 2 * r.bram36;  // 18 Kb blocks, each with its own enable
     }
   }
+  // A partition or reshape changes the ACC buffer's memories (the clock keeps the plain buffer's
+  // read path: the ALU's run-time addresses still select among them).
+  if (options.acc_array.kind != hw::ArrayKind::kNone) {
+    e.parts[size_t(Part::kAcc)] = acc_memories(device.family, s.buffer(rtl::BufferId::kAcc), options.acc_array);
+  }
   e.parts[size_t(Part::kInfrastructure)] = infrastructure(device, 1 << config.timing.log_bus_width);
   for (const Resources& r : e.parts) e.total += r;
+  e.products = s.products;
+  e.dsp_products = s.dsp_products;
 
   e.target_mhz = config.timing.clock_mhz;
   e.clock = estimate_clock(s, device, max_depth_blocks, read_blocks);
@@ -93,45 +136,61 @@ ResourceEstimate estimate_resources(const hw::HwConfig& config, const rtl::RtlOp
   return e;
 }
 
+ResourceEstimate estimate_resources(const hw::HwConfig& config, const Device& device, const ModelLimits& limits) {
+  return estimate_resources(config, rtl_options(config, device), device, limits);
+}
+
 void judge(ResourceEstimate& e, const Device& device, const ModelLimits& limits) {
   e.verdict = Verdict::kFits;
+  e.over_mask = 0;
   double worst = 0;
   for (int k = 0; k < kNumResourceKinds; ++k) {
     const double cap = get(device.total, ResourceKind(k));
     const double used = get(e.total, ResourceKind(k));
     e.utilization[size_t(k)] = cap > 0 ? used / cap : (used > 0 ? 1e9 : 0);
-    if (e.utilization[size_t(k)] > limits.max_utilization && e.utilization[size_t(k)] > worst) {
-      worst = e.utilization[size_t(k)];
-      e.over = ResourceKind(k);
-      e.verdict = Verdict::kOverResource;
+    if (e.utilization[size_t(k)] > limits.max_utilization) {
+      e.over_mask |= 1u << unsigned(k);
+      if (e.utilization[size_t(k)] > worst) {
+        worst = e.utilization[size_t(k)];
+        e.over = ResourceKind(k);
+        e.verdict = Verdict::kOverResource;
+      }
     }
   }
-  if (e.verdict == Verdict::kFits && e.clock.fmax_mhz < e.target_mhz) {
-    e.verdict = Verdict::kMissesClock;
-  }
+  e.misses_clock = e.clock.fmax_mhz < e.target_mhz;
+  if (e.verdict == Verdict::kFits && e.misses_clock) e.verdict = Verdict::kMissesClock;
 }
 
 std::string verdict_text(const ResourceEstimate& e, const Device& device) {
-  switch (e.verdict) {
-    case Verdict::kFits:
-      return fmt::format("fits, closes {:.0f} MHz (clock {:.0f} MHz)", e.clock.fmax_mhz,
-                         e.target_mhz);
-    case Verdict::kOverResource: {
-      const double used = get(e.total, e.over), cap = get(device.total, e.over);
-      return fmt::format("does not fit: needs {:.0f}% of the {}'s {} ({:.0f} of {:.0f}){}",
-                         100 * e.utilization[size_t(e.over)], device.board,
-                         resource_name(e.over), used, cap,
-                         e.over == ResourceKind::kDsp && e.parts[size_t(Part::kGemm)].dsp > 0
-                             ? "; a DSP limit (--dsp-limit) builds the products beyond it in LUTs"
-                             : "");
-    }
-    case Verdict::kMissesClock:
-      return fmt::format(
-          "does not close its clock: {:.0f} MHz is below its {:.0f} MHz (critical stage: {}, "
-          "{:.2f} ns)",
-          e.clock.fmax_mhz, e.target_mhz, stage_name(e.clock.critical), e.clock.period_ns);
+  if (e.verdict == Verdict::kFits) {
+    return fmt::format("fits, closes {:.0f} MHz (clock {:.0f} MHz)", e.clock.fmax_mhz, e.target_mhz);
   }
-  return "?";
+  std::string s, advice;
+  for (int k = 0; k < kNumResourceKinds; ++k) {
+    if (!e.over_resource(ResourceKind(k))) continue;
+    s += fmt::format("{}{} {:.0f}% ({:.0f} of {:.0f})", s.empty() ? "" : ", ", resource_name(ResourceKind(k)),
+                     100 * e.utilization[size_t(k)], get(e.total, ResourceKind(k)),
+                     get(device.total, ResourceKind(k)));
+  }
+  if (!s.empty()) s = fmt::format("does not fit the {}: {}", device.board, s);
+  if (e.misses_clock) {
+    s += fmt::format("{}closes {:.0f} MHz, below its {:.0f} MHz clock (critical stage: {}, {:.2f} ns)",
+                     s.empty() ? "does not close its clock: " : "; ", e.clock.fmax_mhz, e.target_mhz,
+                     stage_name(e.clock.critical), e.clock.period_ns);
+  }
+  // Advice that changes the outcome: the DSP limit that brings the DSPs within the device, or the
+  // clock it closes.
+  if (e.over_resource(ResourceKind::kDsp) && e.dsp_products > 0) {
+    const double excess = get(e.total, ResourceKind::kDsp) - get(device.total, ResourceKind::kDsp);
+    const int limit = e.dsp_products - int(std::ceil(excess));
+    advice += limit > 0 ? fmt::format("; IMPLEMENTATION.DSP_LIMIT {} (--dsp-limit {}) builds the other products in LUTs",
+                                      limit, limit)
+                        : std::string("; IMPLEMENTATION.BINDING \"lut\" (--binding lut) builds the products in LUTs");
+  }
+  if (e.misses_clock) {
+    advice += fmt::format("; TIMING.CLOCK_MHZ {:.0f} or below closes", std::floor(e.clock.fmax_mhz));
+  }
+  return s + advice;
 }
 
 }  // namespace tauvta::fpga

@@ -61,7 +61,6 @@ const std::vector<TimingIntKey>& timing_int_keys() {
       {"ROW_OVERHEAD_CYCLES", &TimingParams::row_overhead_cycles, 0, 100000},
       {"CMD_QUEUE_DEPTH", &TimingParams::cmd_queue_depth, 1, 1 << 20},
       {"TOKEN_QUEUE_DEPTH", &TimingParams::token_queue_depth, 1, 1 << 20},
-      {"ALU_LANES", &TimingParams::alu_lanes, 0, 1 << 16},
       {"ALU_II", &TimingParams::alu_ii, 1, 1024},
       {"GEMM_II", &TimingParams::gemm_ii, 1, 1024},
       {"GEMM_PIPELINE_DEPTH", &TimingParams::gemm_pipeline_depth, 0, 100000},
@@ -103,11 +102,30 @@ void check_range(const std::string& source, const std::string& key, int value, i
   }
 }
 
-void parse_timing(const json& t, const std::string& source, TimingParams& out) {
+// The TIMING keys an implementation determines, stated or derived (datapath_timing).
+struct DerivedKey {
+  const char* name;
+  int TimingParams::*field;
+  int DatapathTiming::*derived;
+  bool depth;  // a fill/drain depth: unstated, VTA HLS's depth unless the datapath is deeper
+};
+constexpr DerivedKey kDerivedKeys[] = {
+    {"GEMM_II", &TimingParams::gemm_ii, &DatapathTiming::gemm_ii, false},
+    {"ALU_II", &TimingParams::alu_ii, &DatapathTiming::alu_ii, false},
+    {"GEMM_PIPELINE_DEPTH", &TimingParams::gemm_pipeline_depth, &DatapathTiming::gemm_pipeline_depth, true},
+    {"ALU_PIPELINE_DEPTH", &TimingParams::alu_pipeline_depth, &DatapathTiming::alu_pipeline_depth, true},
+    {"INSN_OVERHEAD_CYCLES", &TimingParams::insn_overhead_cycles, &DatapathTiming::insn_overhead, false},
+};
+
+// Reads TIMING into `c`; `stated` collects the keys given. ALU_LANES, ALU_MUL and DATAFLOW were
+// TIMING keys before the IMPLEMENTATION object held them: still read there, into c.impl.
+void parse_timing(const json& t, const std::string& source, HwConfig& c, std::vector<std::string>& stated) {
   if (!t.is_object()) throw Error(fmt::format("{}: TIMING must be an object", source));
+  TimingParams& out = c.timing;
   for (const auto& [key, value] : t.items()) {
     const std::string path = "TIMING." + key;
     const std::string& key_name = key;  // lambdas cannot capture structured bindings before clang 16
+    stated.push_back(key);
     auto it = std::find_if(timing_int_keys().begin(), timing_int_keys().end(),
                            [&](const TimingIntKey& k) { return key_name == k.name; });
     if (it != timing_int_keys().end()) {
@@ -117,11 +135,36 @@ void parse_timing(const json& t, const std::string& source, TimingParams& out) {
     } else if (key == "DRAM_BANDWIDTH_GBPS") {
       out.dram_bandwidth_gbps = read_number(value, source, path);
     } else if (key == "ALU_MUL") {
-      out.alu_mul = read_bool(value, source, path);
+      c.impl.alu_mul = read_bool(value, source, path);
     } else if (key == "DATAFLOW") {
-      out.dataflow = read_bool(value, source, path);
+      c.impl.dataflow = read_bool(value, source, path);
+    } else if (key == "ALU_LANES") {
+      c.impl.alu_lanes = read_int(value, source, path);
     } else {
       throw Error(fmt::format("{}: unknown key {}", source, path));
+    }
+  }
+}
+
+// The derived TIMING keys: those not in `stated` follow from the implementation; a stated one may
+// be slower than the datapath (a measured bitstream, a what-if) but not faster.
+void derive_timing(HwConfig& c, const std::vector<std::string>& stated, const std::string& source) {
+  const DatapathTiming d = datapath_timing(c.impl, c.block_in(), c.batch() * c.block_out());
+  for (const DerivedKey& k : kDerivedKeys) {
+    const int derived = d.*(k.derived);
+    const bool given = std::find(stated.begin(), stated.end(), k.name) != stated.end();
+    int& value = c.timing.*(k.field);
+    if (!given) {
+      value = k.depth ? std::max(kHlsPipelineDepth, derived) : derived;
+    } else if (value < derived) {
+      throw Error(fmt::format(
+          "{}: TIMING.{} = {} is faster than the datapath its IMPLEMENTATION builds ({}: {}); leave the key "
+          "out to derive it, or change the IMPLEMENTATION",
+          source, k.name, value, derived,
+          k.depth ? fmt::format("TREE_LEVELS_PER_STAGE {}, ALU_LANES {}", c.impl.tree_levels_per_stage,
+                                c.impl.alu_lanes)
+                  : fmt::format("ACC_READ_PORTS {}, PIPELINE {}, INLINE {}", c.impl.acc_read_ports,
+                                c.impl.pipeline, c.impl.inline_modules)));
     }
   }
 }
@@ -132,6 +175,7 @@ HwConfig HwConfig::from_json(const json& j, const std::string& source) {
   if (!j.is_object()) throw Error(fmt::format("{}: a hardware config must be a JSON object", source));
   HwConfig c;
   bool has_block = false, has_in = false, has_out = false;
+  const json* timing = nullptr;  // read after IMPLEMENTATION, whose keys the legacy ones override
   for (const auto& [key, value] : j.items()) {
     if (key == "TARGET" || key == "HW_VER") {
       if (!value.is_string()) {
@@ -143,7 +187,9 @@ HwConfig HwConfig::from_json(const json& j, const std::string& source) {
       c.log_block_in = c.log_block_out = read_int(value, source, key);
       check_range(source, key, c.log_block_in, 0, 8, "GEMM block size");
     } else if (key == "TIMING") {
-      parse_timing(value, source, c.timing);
+      timing = &value;
+    } else if (key == "IMPLEMENTATION") {
+      parse_implementation(value, source, c.impl);
     } else if (key == "NAME" || key == "PEAK_GOPS") {
       // Derived values written by to_json(); recomputed, not trusted.
     } else {
@@ -168,13 +214,32 @@ HwConfig HwConfig::from_json(const json& j, const std::string& source) {
   if (has_in != has_out && !has_block) {
     throw Error(fmt::format("{}: LOG_BLOCK_IN and LOG_BLOCK_OUT must be given together", source));
   }
+  std::vector<std::string> stated;
+  if (timing) parse_timing(*timing, source, c, stated);
+  hw::validate(c.impl, source);
+  c.validate(source);  // before deriving: the block sizes must be in range
+  derive_timing(c, stated, source);
   c.validate(source);
   return c;
 }
 
 HwConfig HwConfig::with_timing(const json& t, const std::string& source) const {
   HwConfig c = *this;
-  parse_timing(t, source, c.timing);
+  std::vector<std::string> stated;
+  parse_timing(t, source, c, stated);
+  hw::validate(c.impl, source);
+  // Keys this config had keep their values: only what `t` states is new.
+  for (const DerivedKey& k : kDerivedKeys) stated.push_back(k.name);
+  derive_timing(c, stated, source);
+  c.validate(source);
+  return c;
+}
+
+HwConfig HwConfig::with_implementation(const Implementation& built_as, const std::string& source) const {
+  HwConfig c = *this;
+  c.impl = built_as;
+  hw::validate(c.impl, source);
+  derive_timing(c, {}, source);
   c.validate(source);
   return c;
 }
@@ -350,10 +415,9 @@ json HwConfig::to_json() const {
   json t;
   t["CLOCK_MHZ"] = timing.clock_mhz;
   t["DRAM_BANDWIDTH_GBPS"] = timing.dram_bandwidth_gbps;
-  t["ALU_MUL"] = timing.alu_mul;
-  t["DATAFLOW"] = timing.dataflow;
   for (const TimingIntKey& k : timing_int_keys()) t[k.name] = timing.*(k.field);
   j["TIMING"] = t;
+  j["IMPLEMENTATION"] = hw::to_json(impl);
   j["NAME"] = name();
   j["PEAK_GOPS"] = peak_gops();
   return j;
@@ -363,15 +427,14 @@ bool operator==(const TimingParams& a, const TimingParams& b) {
   for (const TimingIntKey& k : timing_int_keys()) {
     if (a.*(k.field) != b.*(k.field)) return false;
   }
-  return a.clock_mhz == b.clock_mhz && a.dram_bandwidth_gbps == b.dram_bandwidth_gbps &&
-         a.alu_mul == b.alu_mul && a.dataflow == b.dataflow;
+  return a.clock_mhz == b.clock_mhz && a.dram_bandwidth_gbps == b.dram_bandwidth_gbps;
 }
 
 bool operator==(const HwConfig& a, const HwConfig& b) {
   for (const IntKey& k : int_keys()) {
     if (a.*(k.field) != b.*(k.field)) return false;
   }
-  return a.target == b.target && a.hw_ver == b.hw_ver && a.timing == b.timing;
+  return a.target == b.target && a.hw_ver == b.hw_ver && a.timing == b.timing && a.impl == b.impl;
 }
 
 }  // namespace tauvta::hw

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "hw/implementation.h"
+
 namespace tauvta::hw {
 
 // Timing parameters: tauvta extensions, read from an optional "TIMING" object in the JSON.
@@ -30,17 +32,19 @@ struct TimingParams {
   int row_overhead_cycles = 0;       // cycles a memcpy row spends before its first request
   int cmd_queue_depth = 8;           // fetch -> load/compute/store command queues
   int token_queue_depth = 8;         // each dependency token queue
-  int alu_lanes = 0;                 // lanes the ALU processes per pass; 0 = whole vector
+  // The datapath's cycles. When a config file leaves them out they follow from its
+  // IMPLEMENTATION (hw/implementation.h: datapath_timing); stated, they may be slower than the
+  // datapath (a measured bitstream, a what-if) but never faster. The defaults are VTA's HLS design.
   int alu_ii = 2;                    // tensor ALU initiation interval (cycles per pass)
   int gemm_ii = 1;                   // GEMM initiation interval (cycles per micro-op)
   int gemm_pipeline_depth = 4;       // GEMM fill/drain cycles per instruction
   int alu_pipeline_depth = 4;        // ALU fill/drain cycles per instruction
   int insn_overhead_cycles = 1;      // cycles every instruction spends being issued in its module
-  bool alu_mul = true;               // MUL micro-op (an extension: the HLS hardware lacks it)
-  // Task-level pipelining of load, compute and store (HLS DATAFLOW; VTA's decoupled design).
-  // false: one module runs at a time, each instruction starting after the previous one ended.
-  bool dataflow = true;
 };
+
+// What VTA's HLS design measures as its pipelines' fill/drain: a config that states no depth gets
+// this, or its datapath's latency when that is longer.
+inline constexpr int kHlsPipelineDepth = 4;
 
 struct HwConfig {
   std::string target = "pynq";  // the built-in default is VTA's Pynq-Z1 configuration
@@ -56,8 +60,10 @@ struct HwConfig {
   int log_wgt_buff_size = 18;
   int log_acc_buff_size = 17;
   TimingParams timing;
+  Implementation impl;  // how it is built: the "IMPLEMENTATION" object
 
-  // Parse VTA's vta_config.json form (plus optional "TIMING" object) and validate. `source` names
+  // Parse VTA's vta_config.json form (plus optional "TIMING" and "IMPLEMENTATION" objects), derive
+  // the TIMING keys it leaves out from the implementation, and validate. `source` names
   // the input in error messages. Throws tauvta::Error naming the key, value and allowed range.
   static HwConfig from_json(const nlohmann::json& j, const std::string& source = "config");
   static HwConfig load(const std::filesystem::path& path);
@@ -67,7 +73,10 @@ struct HwConfig {
   static HwConfig from_name(const std::string& name);
   nlohmann::json to_json() const;  // fully resolved; from_json(to_json()) == *this
   // This config with the keys of a TIMING object `t` replaced (the rest kept), validated.
+  // Keys of `t` faster than the implementation's datapath are refused.
   HwConfig with_timing(const nlohmann::json& t, const std::string& source = "TIMING") const;
+  // This config built as `impl`, with the TIMING keys that follow from it derived anew.
+  HwConfig with_implementation(const Implementation& built_as, const std::string& source = "IMPLEMENTATION") const;
   void validate(const std::string& source = "config") const;
 
   // Bits per value. The output buffer holds values of the input's width.

@@ -38,8 +38,11 @@ AccuracyResult evaluate_accuracy(const graph::Graph& g, const graph::Tensor& ima
     throw Error(fmt::format("accuracy: expected IDX images [N, rows, cols] and labels [N], got {} and {}",
                             graph::shape_string(images.shape()), graph::shape_string(labels.shape())));
   }
-  if (labels.shape()[0] < images.shape()[0] && (o.limit < 0 || o.limit > labels.shape()[0])) {
-    throw Error(fmt::format("accuracy: {} labels for {} images", labels.shape()[0], images.shape()[0]));
+  // Counts that differ mean files that do not belong together (training images with test labels):
+  // a --limit that stays within both would score images against other images' labels.
+  if (labels.shape()[0] != images.shape()[0]) {
+    throw Error(fmt::format("accuracy: {} labels for {} images: the label file is not the image file's", labels.shape()[0],
+                            images.shape()[0]));
   }
   const int64_t total = o.limit < 0 ? images.shape()[0] : std::min(o.limit, images.shape()[0]);
   const std::vector<int64_t> truth = labels.to_int64();

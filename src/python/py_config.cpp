@@ -1,4 +1,4 @@
-// tauvta.HwConfig: a hardware configuration (VTA's vta_config.json plus TIMING), with keyword
+// tauvta.HwConfig: a hardware configuration (VTA's vta_config.json plus TIMING and IMPLEMENTATION), with keyword
 // construction over the same keys the JSON files use.
 #include <fmt/format.h>
 #include <pybind11/stl.h>
@@ -13,21 +13,31 @@ namespace tauvta::python {
 
 namespace {
 
-// LOG_BLOCK_IN=5 or log_block_in=5; TIMING={...} or timing={...} (merged over the defaults).
+std::string upper(std::string key) {
+  for (char& c : key) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return key;
+}
+
+// LOG_BLOCK_IN=5 or log_block_in=5; TIMING={...} or timing={...}, IMPLEMENTATION={...} or
+// implementation={...} (merged over the defaults; their keys in any case too). The TIMING keys
+// that follow from the implementation are derived unless given.
 hw::HwConfig config_from_kwargs(const py::kwargs& kw) {
   nlohmann::json j = hw::HwConfig{}.to_json();
+  for (const char* k : {"GEMM_II", "ALU_II", "GEMM_PIPELINE_DEPTH", "ALU_PIPELINE_DEPTH", "INSN_OVERHEAD_CYCLES"}) {
+    j["TIMING"].erase(k);
+  }
   for (const auto& [k, v] : kw) {
-    std::string key = py::str(k).cast<std::string>();
-    for (char& c : key) c = char(std::toupper(static_cast<unsigned char>(c)));
+    const std::string key = upper(py::str(k).cast<std::string>());
     if (key == "LOG_BLOCK_IN" || key == "LOG_BLOCK_OUT") {
       if (j.contains("LOG_BLOCK")) {
         j["LOG_BLOCK_IN"] = j["LOG_BLOCK_OUT"] = j["LOG_BLOCK"];
         j.erase("LOG_BLOCK");
       }
     }
-    if (key == "TIMING") {
-      const nlohmann::json timing = from_python(v);
-      for (const auto& [tk, tv] : timing.items()) j["TIMING"][tk] = tv;
+    if (key == "TIMING" || key == "IMPLEMENTATION") {
+      const nlohmann::json part = from_python(v);
+      if (!part.is_object()) throw Error(fmt::format("HwConfig(...): {} must be a dict", key));
+      for (const auto& [tk, tv] : part.items()) j[key][upper(tk)] = tv;
       continue;
     }
     j[key] = from_python(v);

@@ -4,6 +4,8 @@
 // the command's tables are printed through Python (so notebooks show them).
 #include <sstream>
 
+#include <optional>
+
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
@@ -216,15 +218,26 @@ void bind_tools(py::module_& m) {
         "Hardware design-space exploration across precisions: summary.json's content (DIR resumes)");
 
   m.def("resources",
-        [](const py::handle& config, const std::string& device, double max_utilization) {
+        [](const py::handle& config, const std::string& device, double max_utilization, std::optional<std::string> binding,
+           std::optional<int> tree_levels, std::optional<int> acc_ports, const py::handle& dsp_limit,
+           std::optional<int> alu_lanes, std::optional<bool> alu_mul) {
           cli::HwResourcesArgs a;
           a.config = config_arg(config);
           a.device = device;
           a.max_util = max_utilization;
+          a.rtl.binding = binding;
+          a.rtl.tree_levels = tree_levels;
+          a.rtl.acc_ports = acc_ports;
+          if (!dsp_limit.is_none()) a.rtl.dsp_limit = py::str(dsp_limit).cast<std::string>();
+          a.rtl.alu_lanes = alu_lanes;
+          a.rtl.alu_mul = alu_mul;
           return to_python(without_gil([&] { return cli::hw_resources(a, nullptr); }));
         },
         py::arg("config") = py::none(), py::arg("device") = "", py::arg("max_utilization") = 1.0,
-        "FPGA resources, clock and fit of a config on a device (or 'all'): `tauvta hw resources --json`");
+        py::arg("binding") = py::none(), py::arg("tree_levels") = py::none(), py::arg("acc_ports") = py::none(),
+        py::arg("dsp_limit") = py::none(), py::arg("alu_lanes") = py::none(), py::arg("alu_mul") = py::none(),
+        "FPGA resources, clock and fit of a config on a device (or 'all'): `tauvta hw resources --json`; the "
+        "implementation options replace the config's IMPLEMENTATION keys ('fits' is False when it fits none)");
 }
 
 }  // namespace tauvta::python

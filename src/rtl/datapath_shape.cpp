@@ -8,20 +8,15 @@
 
 namespace tauvta::rtl {
 
-const char* binding_name(ProductBinding b) {
-  switch (b) {
-    case ProductBinding::kAuto: return "auto";
-    case ProductBinding::kDsp: return "dsp";
-    case ProductBinding::kLut: return "lut";
-  }
-  return "?";
-}
-
-ProductBinding parse_binding(const std::string& text, const std::string& what) {
-  if (text == "auto") return ProductBinding::kAuto;
-  if (text == "dsp") return ProductBinding::kDsp;
-  if (text == "lut") return ProductBinding::kLut;
-  throw Error(fmt::format("{}: product binding '{}' is not one of auto, dsp, lut", what, text));
+RtlOptions options_of(const hw::HwConfig& config, int max_dsp_products) {
+  const hw::Implementation& impl = config.impl;
+  RtlOptions o;
+  o.binding = impl.binding;
+  o.tree_levels_per_stage = hw::tree_levels_per_stage(impl, config.block_in());
+  o.acc_read_ports = impl.acc_read_ports;
+  o.max_dsp_products = max_dsp_products;
+  o.acc_array = impl.acc_array;
+  return o;
 }
 
 void validate(const RtlOptions& o, const std::string& source) {
@@ -38,14 +33,6 @@ void validate(const RtlOptions& o, const std::string& source) {
   }
 }
 
-namespace {
-int ceil_log2(int n) {
-  int l = 0;
-  while ((1 << l) < n) ++l;
-  return l;
-}
-}  // namespace
-
 DatapathShape shape_of(const hw::HwConfig& c, const RtlOptions& o) {
   DatapathShape s;
   s.batch = c.batch();
@@ -59,37 +46,29 @@ DatapathShape shape_of(const hw::HwConfig& c, const RtlOptions& o) {
   // The dot product is only needed modulo 2^ACC (the accumulator wraps), so no adder or product
   // is ever wider than the accumulator.
   s.product_width = std::min(s.inp_width + s.wgt_width, s.acc_width);
-  switch (o.binding) {
-    case ProductBinding::kDsp: s.products_in_dsp = true; break;
-    case ProductBinding::kLut: s.products_in_dsp = false; break;
-    case ProductBinding::kAuto:
-      s.products_in_dsp = auto_binds_to_dsp(s.inp_width, s.wgt_width);
-      break;
-  }
+  s.products_in_dsp = hw::binds_to_dsp(o.binding, s.inp_width, s.wgt_width);
   s.dsp_products = !s.products_in_dsp ? 0
                    : o.max_dsp_products > 0 ? std::min(s.products, o.max_dsp_products)
                                             : s.products;
-  s.tree_levels = ceil_log2(s.block_in);
+  s.tree_levels = 0;
+  while ((1 << s.tree_levels) < s.block_in) ++s.tree_levels;
   s.tree_adders = s.batch * s.block_out * (s.block_in - 1);
-  const int per = o.tree_levels_per_stage;
-  s.tree_levels_per_stage = per;
-  // Registers after every `per` levels and never after the last level: the final accumulate
-  // stage registers the tree's result together with the accumulator add.
-  s.tree_registers = per == 0 || s.tree_levels == 0 ? 0 : (s.tree_levels - 1) / per;
+  s.tree_levels_per_stage = o.tree_levels_per_stage;
   s.dot_width = std::min(s.product_width + s.tree_levels, s.acc_width);
-  // Operands registered, products registered, the registered tree levels, then
-  // accumulate-and-register.
-  s.gemm_latency = 1 + 1 + s.tree_registers + 1;
-
   s.alu_vector = s.batch * s.block_out;
-  s.alu_lanes = c.timing.alu_lanes == 0 ? s.alu_vector : std::min(c.timing.alu_lanes, s.alu_vector);
-  s.alu_passes = (s.alu_vector + s.alu_lanes - 1) / s.alu_lanes;
-  s.alu_mul = c.timing.alu_mul;
-  // A whole vector: operands, per-operation results, select (three registers). In passes: the
-  // held vector goes through the lanes one registered pass at a time.
-  s.alu_latency = s.alu_passes == 1 ? 3 : s.alu_passes + 1;
+  s.alu_mul = c.impl.alu_mul;
   s.acc_read_ports = o.acc_read_ports;
-  s.alu_issue_cycles = std::max(o.acc_read_ports == 2 ? 1 : 2, s.alu_passes);
+  // The latencies and issue interval are the ones the timing model derives its TIMING keys from.
+  hw::Implementation impl = c.impl;
+  impl.tree_levels_per_stage = o.tree_levels_per_stage;
+  impl.acc_read_ports = o.acc_read_ports;
+  const hw::DatapathTiming t = hw::datapath_timing(impl, s.block_in, s.alu_vector);
+  s.tree_registers = t.tree_registers;
+  s.gemm_latency = t.gemm_latency;
+  s.alu_lanes = t.alu_lanes;
+  s.alu_passes = t.alu_passes;
+  s.alu_latency = t.alu_latency;
+  s.alu_issue_cycles = t.alu_issue_cycles;
 
   auto& b = s.buffers;
   b[size_t(BufferId::kUop)] = {"uop", 32, c.log_uop_depth(), 1};

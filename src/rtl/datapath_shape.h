@@ -13,25 +13,19 @@
 
 namespace tauvta::rtl {
 
-// Where the GEMM core's products are built. kAuto follows yosys's rule for Xilinx (a product maps
-// to a DSP slice when its result is at least 9 bits wide: 8x8 yes, 4x4 no); kDsp and kLut force
-// every product one way, as an HLS BIND_OP / `use_dsp` directive would.
-enum class ProductBinding : uint8_t { kAuto = 0, kDsp = 1, kLut = 2 };
-const char* binding_name(ProductBinding b);
-// Parses "auto", "dsp" or "lut"; throws tauvta::Error naming `what` and the value otherwise.
-ProductBinding parse_binding(const std::string& text, const std::string& what);
-// kAuto's rule (yosys's mul2dsp for Xilinx): a product goes to a DSP slice when both operands are
-// at least 2 bits and the product at least 9.
-inline bool auto_binds_to_dsp(int inp_width, int wgt_width) {
-  return inp_width >= 2 && wgt_width >= 2 && inp_width + wgt_width >= 9;
-}
+// Where the GEMM core's products are built (hw/implementation.h has the rules).
+using hw::ProductBinding;
+using hw::binding_name;
+using hw::parse_binding;
+using hw::auto_binds_to_dsp;
 
-// Implementation choices that change the generated hardware but not what it computes.
+// The implementation choices the generator and the resource model take, resolved for one device:
+// a config's IMPLEMENTATION with its DSP limit a number (fpga::rtl_options resolves "board").
 struct RtlOptions {
-  ProductBinding binding = ProductBinding::kAuto;
+  ProductBinding binding = ProductBinding::kHls;
   // Adder levels of the reduction tree between two pipeline registers (HLS pipelining depth);
   // 0 puts the whole tree in one stage.
-  int tree_levels_per_stage = 1;
+  int tree_levels_per_stage = 0;
   // Read ports of the accumulator buffer. 1 (VTA's HLS design): an ALU micro-op reads its
   // destination and its source one after the other, so the ALU issues every 2 cycles. 2: the
   // buffer is duplicated (array partition / a second BRAM copy) and the ALU issues every cycle.
@@ -39,8 +33,13 @@ struct RtlOptions {
   // At most this many products in DSP slices (0: no limit); the rest are built in LUTs, as an HLS
   // ALLOCATION limit would. How a design with more products than the device has DSPs fits.
   int max_dsp_products = 0;
+  hw::AccArray acc_array;  // the ACC buffer's partition or reshape (priced by the resource model)
   friend bool operator==(const RtlOptions&, const RtlOptions&) = default;
 };
+
+// The options `config`'s IMPLEMENTATION states (its tree pipelining resolved for its BLOCK_IN),
+// with `max_dsp_products` for its DSP limit (a number already, or what the caller resolved "board" to).
+RtlOptions options_of(const hw::HwConfig& config, int max_dsp_products);
 
 // Throws tauvta::Error naming the option when out of range.
 void validate(const RtlOptions& options, const std::string& source = "rtl options");

@@ -327,8 +327,8 @@ hw::Insn CommandBuilder::gemm_insn(UopKind kind, bool reset) const {
 
 hw::Insn CommandBuilder::alu_insn(UopKind kind, hw::AluOp op, bool use_imm, int32_t imm) const {
   if (kind != UopKind::kAlu) throw Error("alu() needs an ALU micro-op kernel");
-  if (op == hw::AluOp::kMul && !config().timing.alu_mul) {
-    throw Error("ALU MUL is switched off in this configuration (TIMING.ALU_MUL = false)");
+  if (op == hw::AluOp::kMul && !config().impl.alu_mul) {
+    throw Error("ALU MUL is switched off in this configuration (IMPLEMENTATION.ALU_MUL = false)");
   }
   if (imm < -32768 || imm > 32767) {
     throw Error(fmt::format("ALU immediate {} does not fit the signed 16-bit imm field", imm));

@@ -216,9 +216,9 @@ void FunctionalCore::alu(const Insn& insn, size_t index) {
                             insn_context(insn, index), insn.alu_opcode));
   }
   const auto op = hw::AluOp(insn.alu_opcode);
-  if (op == hw::AluOp::kMul && !config_.timing.alu_mul) {
+  if (op == hw::AluOp::kMul && !config_.impl.alu_mul) {
     throw Error(fmt::format("{}: alu_opcode = 4 (MUL) is switched off in this config "
-                            "(TIMING.ALU_MUL = false; VTA's HLS hardware has no MUL)",
+                            "(IMPLEMENTATION.ALU_MUL = false; VTA's HLS hardware has no MUL)",
                             insn_context(insn, index)));
   }
   LoopNest loop;

@@ -9,7 +9,7 @@ double RunReport::gops_at_clock(const hw::HwConfig& c) const { return c.gops(mac
 
 uint64_t RunReport::compute_floor_cycles(const hw::HwConfig& c) const {
   const uint64_t lanes = uint64_t(c.batch()) * c.block_out();
-  const uint64_t passes = c.timing.alu_lanes == 0 ? 1 : (lanes + c.timing.alu_lanes - 1) / c.timing.alu_lanes;
+  const uint64_t passes = c.impl.alu_lanes == 0 ? 1 : (lanes + c.impl.alu_lanes - 1) / c.impl.alu_lanes;
   return gemm_uops * uint64_t(c.timing.gemm_ii) + alu_uops * passes * uint64_t(c.timing.alu_ii);
 }
 

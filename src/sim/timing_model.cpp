@@ -91,7 +91,7 @@ InsnCost insn_cost(const hw::HwConfig& c, const Insn& insn) {
       if (n > 0) {
         const uint64_t lanes = uint64_t(c.batch()) * c.block_out();
         const uint64_t passes =
-            c.timing.alu_lanes == 0 ? 1 : (lanes + c.timing.alu_lanes - 1) / c.timing.alu_lanes;
+            c.impl.alu_lanes == 0 ? 1 : (lanes + c.impl.alu_lanes - 1) / c.impl.alu_lanes;
         k.compute = n * passes * uint64_t(c.timing.alu_ii) + uint64_t(c.timing.alu_pipeline_depth);
         k.alu_uops = n;
       }
@@ -157,9 +157,9 @@ void TimingModel::schedule(std::span<const Insn> program,
   uint64_t last_fetch = 0;
   memory_.clear();
   size_t done = 0;
-  // Without task-level pipelining (TIMING.DATAFLOW false) an instruction starts only once the
+  // Without task-level pipelining (IMPLEMENTATION.DATAFLOW false) an instruction starts only once the
   // previous one, in any module, has executed.
-  const bool serial = !config_.timing.dataflow;
+  const bool serial = !config_.impl.dataflow;
   uint64_t serial_end = 0;
 
   // Resolves the token pushes of a module that has executed; false if a queue is still full.

@@ -144,7 +144,7 @@ TEST(DseMapping, DataflowOffSerializesTheModules) {
   const hw::HwConfig board;
   const MappedDesign on = map_design(s, s.default_design(), board);
   MappedDesign off = on;
-  off.config.timing.dataflow = false;
+  off.config.impl.dataflow = false;
   const lower::ConvWorkload w = tune::parse_workload_spec("conv2d,ci=64,h=14,w=14,co=64,k=3,s=1,p=1");
   uint64_t cycles[2];
   for (int i = 0; i < 2; ++i) {
@@ -155,7 +155,7 @@ TEST(DseMapping, DataflowOffSerializesTheModules) {
   }
   EXPECT_GT(cycles[1], cycles[0]);
   hw::HwConfig round = hw::HwConfig::from_json(off.config.to_json());
-  EXPECT_FALSE(round.timing.dataflow);
+  EXPECT_FALSE(round.impl.dataflow);
 }
 
 TEST(DseMapping, AccPartitionIsPricedByTheBlockRamRule) {

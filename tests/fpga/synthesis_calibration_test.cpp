@@ -103,8 +103,8 @@ rtl::DatapathShape shape_of_row(const Row& r) {
   } else {
     c.log_batch = 0;
     c.log_block_out = log2i(num(r, "alu_vector"));
-    c.timing.alu_lanes = int(num(r, "alu_lanes_cfg"));
-    c.timing.alu_mul = r.at("alu_mul") == "1";
+    c.impl.alu_lanes = int(num(r, "alu_lanes_cfg"));
+    c.impl.alu_mul = r.at("alu_mul") == "1";
   }
   return rtl::shape_of(c, o);
 }

@@ -123,8 +123,8 @@ TEST(HwConfig, JsonRoundTrip) {
     c.target = "ultra96";
     c.timing.clock_mhz = 333.3;
     c.timing.dram_bandwidth_gbps = 19.2;
-    c.timing.alu_mul = false;
-    c.timing.alu_lanes = 4;
+    c.impl.alu_mul = false;
+    c.impl.alu_lanes = 4;
     const json j = c.to_json();
     EXPECT_EQ(HwConfig::from_json(j), c) << j.dump();
     EXPECT_EQ(HwConfig::from_json(json::parse(j.dump())), c) << j.dump();

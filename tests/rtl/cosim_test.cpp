@@ -98,7 +98,7 @@ void cosimulate(const CosimCase& c, uint64_t seed, int n_insns) {
     mem.write_acc(i, b.data(), 1);
     script << "W 3 " << i << " " << hex_of(b) << "\n";
   }
-  const int n_ops = cfg.timing.alu_mul ? 5 : 4;
+  const int n_ops = cfg.impl.alu_mul ? 5 : 4;
   for (int n = 0; n < n_insns; ++n) {
     const bool alu = uni(0, 99) < 45;
     hw::Insn insn;
@@ -189,7 +189,7 @@ std::vector<CosimCase> preset_cases() {
   // The implementation choices on the stock design: two ACC read ports, ALU lanes in passes,
   // a fully combinational tree, products forced to LUTs.
   CosimCase alt{"pynq_alt", hw::HwConfig{}, {rtl::ProductBinding::kLut, 0, 2}};
-  alt.config.timing.alu_lanes = 4;
+  alt.config.impl.alu_lanes = 4;
   cases.push_back(alt);
   return cases;
 }
@@ -216,9 +216,9 @@ std::vector<CosimCase> random_cases(int count, uint64_t seed) {
     c.log_uop_buff_size = 2 + uni(5, 7);
     const int lanes = c.batch() * c.block_out();
     const int lane_choice = uni(0, 3);
-    c.timing.alu_lanes = lane_choice == 0 ? 0 : std::max(1, lanes >> lane_choice);
-    if (uni(0, 4) == 0) c.timing.alu_lanes = std::max(1, lanes - 1);  // a partial last pass
-    c.timing.alu_mul = uni(0, 1) == 1;
+    c.impl.alu_lanes = lane_choice == 0 ? 0 : std::max(1, lanes >> lane_choice);
+    if (uni(0, 4) == 0) c.impl.alu_lanes = std::max(1, lanes - 1);  // a partial last pass
+    c.impl.alu_mul = uni(0, 1) == 1;
     rtl::RtlOptions o;
     o.binding = rtl::ProductBinding(uni(0, 2));
     o.tree_levels_per_stage = uni(0, 3);

@@ -124,7 +124,7 @@ void expect_same(const RandomProgram& p, const std::string& what,
                             << ", style " << style_name(p.style) << ", token depth "
                             << p.config.timing.token_queue_depth << ", cmd depth "
                             << p.config.timing.cmd_queue_depth << ", alu_mul "
-                            << p.config.timing.alu_mul << "): " << diff << "\nprogram:\n"
+                            << p.config.impl.alu_mul << "): " << diff << "\nprogram:\n"
                             << disassembly(p.config, p.insns);
 }
 
@@ -411,7 +411,7 @@ TEST(ErrorAgreement, OutOfRangeAndSwitchedOffMul) {
        {alu_insn(AluOp::kAdd, true, 1, {.iter_out = 9, .src_out = 1})}},
   };
   hw::HwConfig no_mul = c;
-  no_mul.timing.alu_mul = false;
+  no_mul.impl.alu_mul = false;
   for (auto& [what, body] : cases) {
     const auto insns = encode_serialized(c, body);
     const Outcome r = run_reference(c, insns, image);

@@ -162,7 +162,7 @@ TEST(SimErrors, GemmIndexPastTheAccumulator) {
 
 TEST(SimErrors, MulSwitchedOff) {
   hw::HwConfig c;
-  c.timing.alu_mul = false;
+  c.impl.alu_mul = false;
   hw::Insn a;
   a.opcode = Opcode::kAlu;
   a.alu_opcode = uint8_t(hw::AluOp::kMul);

@@ -194,7 +194,7 @@ TEST(HwVsFsim, MulIsTheWrappingProduct) {
   expect_bytes(r, 204, {0, 0}, "MUL wrapped at 32 bits");
 
   hw::HwConfig off = tiny();
-  off.timing.alu_mul = false;
+  off.impl.alu_mul = false;
   const auto insns = encode_serialized(off, {alu_insn(AluOp::kMul, true, 5, {})});
   sim::Dram dram(4096);
   sim::Simulator s(off, dram);

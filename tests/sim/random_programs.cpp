@@ -339,7 +339,7 @@ class Generator {
   }
 
   void gen_alu(Range dst, Range src) {
-    const int ops = c_.timing.alu_mul ? 5 : 4;
+    const int ops = c_.impl.alu_mul ? 5 : 4;
     for (int attempt = 0; attempt < 200; ++attempt) {
       Insn a;
       a.opcode = Opcode::kAlu;
@@ -623,6 +623,7 @@ hw::HwConfig make_config(int log_inp_width, int log_wgt_width, int log_acc_width
   c.log_inp_buff_size = log_inp_depth + log_batch + log_block_in + log_inp_width - 3;
   c.log_wgt_buff_size = log_wgt_depth + log_block_out + log_block_in + log_wgt_width - 3;
   c.log_acc_buff_size = log_acc_depth + log_batch + log_block_out + log_acc_width - 3;
+  c.impl.alu_mul = true;  // the test programs use MUL (tauvta's extension; VTA's default lacks it)
   c.validate("make_config");
   return c;
 }
@@ -644,7 +645,7 @@ hw::HwConfig random_config(uint64_t seed) {
         c.timing.token_queue_depth = int(rng.range(1, 3));
         c.timing.cmd_queue_depth = int(rng.range(1, 3));
       }
-      c.timing.alu_mul = !rng.chance(10);
+      c.impl.alu_mul = !rng.chance(10);
       c.validate("random_config");
       return c;
     } catch (const Error&) {
@@ -882,7 +883,7 @@ uint64_t run_random_runtime_program(runtime::Device& device, uint64_t seed) {
       cb.gemm(random_kernel(rng, c, runtime::UopKind::kGemm), rng.chance(20));
     } else if (r < 80) {
       go(Module::kCompute);
-      const int ops = c.timing.alu_mul ? 5 : 4;
+      const int ops = c.impl.alu_mul ? 5 : 4;
       const auto op = hw::AluOp(rng.below(uint64_t(ops)));
       const bool use_imm = rng.chance(50);
       const int32_t imm = rng.chance(40) ? int32_t(rng.below(33)) - 16

@@ -49,7 +49,7 @@ struct RandomProgram {
 // queues of depth 1..3; MUL usually on.
 hw::HwConfig random_config(uint64_t seed);
 
-// A small config with depths given as log2 element counts (for named test configs).
+// A small config with depths given as log2 element counts (for named test configs), with MUL built.
 hw::HwConfig make_config(int log_inp_width, int log_wgt_width, int log_acc_width, int log_batch,
                          int log_block_in, int log_block_out, int log_uop_depth,
                          int log_inp_depth, int log_wgt_depth, int log_acc_depth);

@@ -132,7 +132,7 @@ RefGeometry RefGeometry::from(const hw::HwConfig& c) {
   g.log_inp_depth = exact_log2(g.inp_depth);
   g.log_wgt_depth = exact_log2(g.wgt_depth);
   g.log_acc_depth = exact_log2(g.acc_depth);
-  g.alu_mul = c.timing.alu_mul;
+  g.alu_mul = c.impl.alu_mul;
   g.token_queue_depth = uint32_t(c.timing.token_queue_depth);
   return g;
 }
