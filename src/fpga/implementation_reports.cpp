@@ -1,5 +1,7 @@
 #include "fpga/implementation_reports.h"
 
+#include "fpga/design_options.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -134,9 +136,15 @@ ImplementationReports ImplementationReports::load(const fs::path& csv) {
       throw Error(fmt::format("{}: column config: {}", where, e.what()));
     }
     if (field("clock_mhz")) d.config.timing.clock_mhz = num("clock_mhz", 0);
-    if (const auto b = field("binding")) d.options.binding = rtl::parse_binding(lower(*b), where);
-    d.options.tree_levels_per_stage = int(num("tree_levels", d.options.tree_levels_per_stage));
-    d.options.acc_read_ports = int(num("acc_ports", d.options.acc_read_ports));
+    // The design as its config's IMPLEMENTATION builds it on the row's device, with the columns
+    // that name an implementation choice replacing the config's.
+    hw::Implementation impl = d.config.impl;
+    if (const auto b = field("binding")) impl.binding = rtl::parse_binding(lower(*b), where);
+    if (field("tree_levels")) impl.tree_levels_per_stage = int(num("tree_levels", 0));
+    if (field("acc_ports")) impl.acc_read_ports = int(num("acc_ports", 1));
+    if (field("dsp_limit")) impl.dsp_limit = int(num("dsp_limit", 0));
+    d.config = d.config.with_implementation(impl, where);
+    d.options = rtl_options(d.config, *d.device);
     rtl::validate(d.options, where);
     d.resources.lut = num("lut", 0);
     d.resources.ff = num("ff", 0);

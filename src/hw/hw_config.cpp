@@ -161,7 +161,10 @@ void derive_timing(HwConfig& c, const std::vector<std::string>& stated, const st
           "{}: TIMING.{} = {} is faster than the datapath its IMPLEMENTATION builds ({}: {}); leave the key "
           "out to derive it, or change the IMPLEMENTATION",
           source, k.name, value, derived,
-          k.depth ? fmt::format("TREE_LEVELS_PER_STAGE {}, ALU_LANES {}", c.impl.tree_levels_per_stage,
+          k.depth ? fmt::format("TREE_LEVELS_PER_STAGE {}, ALU_LANES {}",
+                                c.impl.tree_levels_per_stage == Implementation::kTreeVta
+                                    ? std::string("vta")
+                                    : std::to_string(c.impl.tree_levels_per_stage),
                                 c.impl.alu_lanes)
                   : fmt::format("ACC_READ_PORTS {}, PIPELINE {}, INLINE {}", c.impl.acc_read_ports,
                                 c.impl.pipeline, c.impl.inline_modules)));

@@ -13,6 +13,7 @@
 
 #include "cli/cli_runner.h"
 #include "common/error.h"
+#include "fpga/design_options.h"
 #include "fpga/implementation_reports.h"
 #include "hw/isa_layout.h"
 
@@ -65,8 +66,8 @@ std::vector<Synthetic> designs() {
 std::string csv_of(const std::vector<Synthetic>& ds) {
   std::string s = "device,config,binding,LUT,FF,DSP,BRAM36,URAM,fmax_mhz,strategy\n";
   for (const Synthetic& d : ds) {
-    const fpga::ResourceEstimate m = fpga::estimate_resources(d.config, {}, *d.device);
-    s += fmt::format("{},{},auto,{:.0f},{:.0f},{:.0f},{},{:.0f},{:.1f},Performance_Explore\n",
+    const fpga::ResourceEstimate m = fpga::estimate_resources(d.config, *d.device);
+    s += fmt::format("{},{},hls,{:.0f},{:.0f},{:.0f},{},{:.0f},{:.1f},Performance_Explore\n",
                      d.device->name, d.config.name(), m.total.lut * 1.35, m.total.ff * 0.9,
                      m.total.dsp, m.total.bram36, m.total.uram, m.clock.fmax_mhz * 0.8);
   }
@@ -81,15 +82,16 @@ TEST(ImplementationReports, AReportReplacesTheModelForItsDesign) {
   write(csv, csv_of(ds));
   const fpga::ImplementationReports r = fpga::ImplementationReports::load(csv);
   ASSERT_EQ(r.designs().size(), ds.size());
-  const fpga::ImplementedDesign* found = r.find(ds[3].config, {}, *ds[3].device);
+  const rtl::RtlOptions built = fpga::rtl_options(ds[3].config, *ds[3].device);
+  const fpga::ImplementedDesign* found = r.find(ds[3].config, built, *ds[3].device);
   ASSERT_NE(found, nullptr);
   EXPECT_EQ(found->line, 5u);
-  const fpga::ResourceEstimate m = fpga::estimate_resources(ds[3].config, {}, *ds[3].device);
+  const fpga::ResourceEstimate m = fpga::estimate_resources(ds[3].config, *ds[3].device);
   const fpga::ResourceEstimate e = fpga::from_report(*found, m, *ds[3].device);
   EXPECT_NEAR(e.total.lut, m.total.lut * 1.35, 1.0);
   EXPECT_NEAR(e.clock.fmax_mhz, m.clock.fmax_mhz * 0.8, 0.1);
   // Other options are another design.
-  rtl::RtlOptions two;
+  rtl::RtlOptions two = built;
   two.acc_read_ports = 2;
   EXPECT_EQ(r.find(ds[3].config, two, *ds[3].device), nullptr);
 }
@@ -103,8 +105,8 @@ TEST(ImplementationReports, TheCorrectionCarriesTheReportsToUnseenDesigns) {
   const fpga::ResourceCorrection c =
       fpga::ResourceCorrection::train(fpga::ImplementationReports::load(csv));
   for (const Synthetic& d : test) {
-    const fpga::ResourceEstimate m = fpga::estimate_resources(d.config, {}, *d.device);
-    const fpga::ResourceEstimate e = c.apply(m, d.config, {}, *d.device);
+    const fpga::ResourceEstimate m = fpga::estimate_resources(d.config, *d.device);
+    const fpga::ResourceEstimate e = c.apply(m, d.config, fpga::rtl_options(d.config, *d.device), *d.device);
     EXPECT_NEAR(e.total.lut / (m.total.lut * 1.35), 1.0, 0.05) << d.config.name();
     EXPECT_NEAR(e.total.ff / (m.total.ff * 0.9), 1.0, 0.05) << d.config.name();
     EXPECT_NEAR(e.clock.fmax_mhz / (m.clock.fmax_mhz * 0.8), 1.0, 0.05) << d.config.name();

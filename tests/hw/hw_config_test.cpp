@@ -118,13 +118,45 @@ TEST(HwConfig, NotEncodableMessages) {
             "11 + 12 + 10 = 33 bits (acc, inp, wgt index) but has 32 (reduce a buffer size)");
 }
 
+// The TIMING keys an IMPLEMENTATION determines: derived when left out (never below VTA's measured
+// depth of 4), kept when stated slower, refused when stated faster.
+TEST(HwConfig, ImplementationDerivesItsTimingKeys) {
+  const HwConfig stock = HwConfig::from_json(json::object());
+  EXPECT_EQ(stock, HwConfig{});
+  EXPECT_EQ(stock.timing.alu_ii, 2);
+  EXPECT_EQ(stock.timing.gemm_pipeline_depth, 4);
+  EXPECT_FALSE(stock.impl.alu_mul);
+  const HwConfig two = HwConfig::from_json(json::parse(R"({"IMPLEMENTATION": {"ACC_READ_PORTS": 2, "INLINE": false}})"));
+  EXPECT_EQ(two.timing.alu_ii, 1);
+  EXPECT_EQ(two.timing.insn_overhead_cycles, 2);
+  const HwConfig serial = HwConfig::from_json(json::parse(R"({"IMPLEMENTATION": {"PIPELINE": false, "TREE_LEVELS_PER_STAGE": 0}})"));
+  EXPECT_EQ(serial.timing.gemm_ii, 3);  // operands, products, accumulate: one micro-op at a time
+  EXPECT_EQ(serial.timing.gemm_pipeline_depth, 4);
+  const HwConfig deep = HwConfig::from_json(json::parse(R"({"IMPLEMENTATION": {"TREE_LEVELS_PER_STAGE": 1}})"));
+  EXPECT_EQ(deep.timing.gemm_pipeline_depth, 6);  // three tree registers for 16 products
+  const HwConfig slow = HwConfig::from_json(json::parse(R"({"TIMING": {"ALU_II": 18}})"));
+  EXPECT_EQ(slow.timing.alu_ii, 18);
+  EXPECT_THROW(HwConfig::from_json(json::parse(R"({"TIMING": {"GEMM_PIPELINE_DEPTH": 5}, "IMPLEMENTATION": {"TREE_LEVELS_PER_STAGE": 1}})")),
+               Error);
+  // TIMING's old ALU_LANES, ALU_MUL and DATAFLOW keys still load, into IMPLEMENTATION.
+  const HwConfig legacy = HwConfig::from_json(json::parse(R"({"TIMING": {"ALU_MUL": true, "ALU_LANES": 8, "DATAFLOW": false}})"));
+  EXPECT_TRUE(legacy.impl.alu_mul);
+  EXPECT_EQ(legacy.impl.alu_lanes, 8);
+  EXPECT_FALSE(legacy.impl.dataflow);
+  EXPECT_EQ(legacy.timing.alu_ii, 1);  // two passes of 8 lanes: the reads overlap them
+}
+
 TEST(HwConfig, JsonRoundTrip) {
   for (HwConfig c : testing::random_valid_configs(200, 21)) {
     c.target = "ultra96";
     c.timing.clock_mhz = 333.3;
     c.timing.dram_bandwidth_gbps = 19.2;
-    c.impl.alu_mul = false;
-    c.impl.alu_lanes = 4;
+    hw::Implementation impl = c.impl;
+    impl.alu_mul = true;
+    impl.alu_lanes = 4;
+    impl.acc_read_ports = 2;
+    impl.dsp_limit = 100;
+    c = c.with_implementation(impl);  // the TIMING keys that follow from it derived anew
     const json j = c.to_json();
     EXPECT_EQ(HwConfig::from_json(j), c) << j.dump();
     EXPECT_EQ(HwConfig::from_json(json::parse(j.dump())), c) << j.dump();
