@@ -188,7 +188,7 @@ std::vector<CosimCase> preset_cases() {
   std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
   // The implementation choices on the stock design: two ACC read ports, ALU lanes in passes,
   // a fully combinational tree, products forced to LUTs.
-  CosimCase alt{"pynq_alt", hw::HwConfig{}, {rtl::ProductBinding::kLut, 0, 2}};
+  CosimCase alt{"pynq_alt", hw::HwConfig{}, {rtl::ProductBinding::kLut, 0, 2, 0, {}}};
   alt.config.impl.alu_lanes = 4;
   cases.push_back(alt);
   return cases;
