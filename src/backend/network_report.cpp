@@ -1,5 +1,7 @@
 #include "backend/network_report.h"
 
+#include "backend/layer_specs.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -27,7 +29,9 @@ LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const L
   f.cycles = r.report.cycles;
   f.seconds_at_clock = double(f.cycles) / (c.timing.clock_mhz * 1e6);
   f.gops = c.gops(l.macs, f.cycles);
-  f.gemm_utilization = r.report.gemm_utilization();
+  // GEMM rows used, not micro-ops issued: a micro-op of a BATCH-row core on a batch-1 layer keeps
+  // one row of BATCH busy.
+  f.gemm_utilization = r.report.gemm_utilization() * (l.workload ? batch_rows_used(l.workload->batch, c.batch()) : 1.0);
   f.floor_cycles = r.report.compute_floor_cycles(c);
   f.ceiling_gops = c.gops(l.macs, f.floor_cycles);
   for (uint64_t b : r.report.bytes_loaded) f.bytes += b;
@@ -41,6 +45,16 @@ LayerFigures layer_figures(const hw::HwConfig& c, const NetworkLayer& l, const L
   return f;
 }
 
+double batch_rows_used(int64_t batch, int config_batch) {
+  if (batch <= 0 || config_batch <= 0) return 1.0;
+  const int64_t blocks = (batch + config_batch - 1) / config_batch;
+  return double(batch) / double(blocks * config_batch);
+}
+
+bool accelerator_op(const std::string& graph_op) {
+  return is_conv_family(graph_op) || graph_op == "MaxPool" || graph_op == "QAdd";
+}
+
 NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run) {
   NetworkTotals t;
   uint64_t macs = 0, conv_macs = 0, conv_cycles = 0, conv_floor = 0;
@@ -48,6 +62,12 @@ NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run) 
     const NetworkLayer& l = net.layers[i];
     if (l.placement == Placement::kCpu) {
       ++t.cpu_layers;
+      if (accelerator_op(l.op)) {
+        ++t.fallback_layers;
+        t.fallback_macs += l.macs;
+        t.fallback_seconds += i < run.layers.size() ? run.layers[i].cpu_seconds : 0.0;
+        t.fallback_ops[l.op] += 1;
+      }
       continue;
     }
     if (l.program_layer < 0) continue;
@@ -119,6 +139,9 @@ nlohmann::json network_report_json(const CompiledNetwork& net, const NetworkRun&
                   {"conv_ceiling_gops", t.conv_ceiling_gops},
                   {"vta_layers", t.vta_layers},
                   {"cpu_layers", t.cpu_layers},
+                  {"cpu_fallback_layers", t.fallback_layers},
+                  {"cpu_fallback_seconds", t.fallback_seconds},
+                  {"cpu_fallback_ops", t.fallback_ops},
                   {"insns", run.total.insns},
                   {"compile_seconds", net.compile_seconds},
                   {"lower_seconds", net.lower_seconds},
@@ -159,6 +182,14 @@ std::string network_report_table(const CompiledNetwork& net, const NetworkRun& r
                    "({:.2f} GOPS over conv/dense; peak {:.1f}); {} accelerator layers, {} on the CPU\n",
                    t.cycles, t.seconds_at_clock * 1e3, net.config.timing.clock_mhz, t.gops, t.conv_gops,
                    net.config.peak_gops(), t.vta_layers, t.cpu_layers);
+  if (t.fallback_layers > 0) {
+    std::string ops;
+    for (const auto& [op, n] : t.fallback_ops) ops += fmt::format("{}{} x{}", ops.empty() ? "" : ", ", op, n);
+    s += fmt::format("warning: {} layer(s) the accelerator runs on other configs ran on the CPU here ({}; {:.3f} ms on "
+                     "the host{}): the accelerator's cycles and GOPS leave them out, so compare totals with care\n",
+                     t.fallback_layers, ops, t.fallback_seconds * 1e3,
+                     run.total.timing_only ? ", not run: timing only" : "");
+  }
   if (t.conv_ceiling_gops > 0) {
     s += fmt::format("ceiling of these instructions: {:.2f} GOPS over conv/dense (their GEMM and ALU micro-ops alone, "
                      "the compute floor no schedule can beat)\n",

@@ -4,6 +4,7 @@
 // (with the fully resolved config).
 #pragma once
 
+#include <map>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -17,7 +18,7 @@ struct LayerFigures {
   uint64_t cycles = 0;
   double seconds_at_clock = 0;
   double gops = 0;
-  double gemm_utilization = 0;  // GEMM micro-ops per cycle
+  double gemm_utilization = 0;  // GEMM rows used per cycle, of the BATCH rows a micro-op drives
   uint64_t bytes = 0;           // DRAM bytes loaded and stored
   double intensity = 0;         // operations (2 per MAC) per DRAM byte
   std::string bound;            // "compute", "bandwidth" or "" (no MACs / CPU)
@@ -36,7 +37,16 @@ struct NetworkTotals {
   double conv_gops = 0;  // convolution and dense layers only
   double conv_ceiling_gops = 0;  // the same over their compute floors
   uint64_t vta_layers = 0, cpu_layers = 0;
+  // CPU layers of ops the accelerator runs on other configs (a MaxPool on 1-bit data, a conv whose
+  // tiles do not fit): work the accelerator's totals leave out.
+  uint64_t fallback_layers = 0, fallback_macs = 0;
+  double fallback_seconds = 0;              // their host time (0 when timing only)
+  std::map<std::string, int> fallback_ops;  // op -> layers
 };
+// Whether a graph op is one the accelerator can run (on some config).
+bool accelerator_op(const std::string& graph_op);
+// The share of a BATCH-row GEMM core's rows a layer of `batch` images keeps busy.
+double batch_rows_used(int64_t batch, int config_batch);
 NetworkTotals network_totals(const CompiledNetwork& net, const NetworkRun& run);
 
 nlohmann::json network_report_json(const CompiledNetwork& net, const NetworkRun& run);

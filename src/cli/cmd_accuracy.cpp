@@ -56,6 +56,8 @@ void run_accuracy(const AccuracyArgs& a) {
                            r.accuracy, r.correct, r.images, a.use_int ? "integer" : "float",
                            a.use_int ? " for " + o.config.name() : std::string(), r.seconds,
                            r.seconds > 0 ? double(r.images) / r.seconds : 0.0);
+  const std::string flag = model::accuracy_warning(r.accuracy, model::classifier_classes(m.graph()));
+  if (!flag.empty()) std::cout << flag << "\n";
   if (!a.report.empty()) {
     nlohmann::json j = model_report(a.model, o, m);
     j["mode"] = a.use_int ? "int" : "float";
@@ -64,6 +66,7 @@ void run_accuracy(const AccuracyArgs& a) {
     j["evaluated"] = r.images;
     j["correct"] = r.correct;
     j["accuracy"] = r.accuracy;
+    j["accuracy_warning"] = flag;
     j["inference_seconds"] = r.seconds;
     write_text(a.report, j.dump(2) + "\n", a.model.force);
   }

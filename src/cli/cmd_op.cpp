@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "backend/network_report.h"
 #include "fpga/feasibility.h"
 #include "backend/op_runner.h"
 #include "cli/cli_io.h"
@@ -173,7 +174,8 @@ void run_op_command(const OpArgs& a) {
   out += fmt::format("{:<26}{:>16}\n", "cycles", r.report.cycles);
   out += fmt::format("{:<26}{:>16.3f}\n", fmt::format("time at {} MHz (us)", config.timing.clock_mhz), r.seconds_at_clock * 1e6);
   out += fmt::format("{:<26}{:>16.2f}  (peak {:.1f})\n", "GOPS at clock", r.gops, config.peak_gops());
-  out += fmt::format("{:<26}{:>15.1f}%\n", "GEMM utilization", 100 * r.report.gemm_utilization());
+  out += fmt::format("{:<26}{:>15.1f}%\n", "GEMM utilization",
+                     100 * r.report.gemm_utilization() * backend::batch_rows_used(w.batch, config.batch()));
   out += fmt::format("{:<26}{:>16}\n", "instructions", r.insns);
   out += fmt::format("{:<26}{:>16}\n", "MACs", r.macs);
   if (recorded_seconds > 0 && std::isfinite(recorded_seconds)) {

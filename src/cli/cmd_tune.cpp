@@ -188,8 +188,10 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
   if (a.slurm) tune_on_slurm(a, setup, out);
 
   tune::TransferSet transfer;
+  std::vector<lower::TuningRecord> given;  // the transfer log's records: a task's own are measured first
   if (!a.transfer.empty()) {
-    transfer = tune::transfer_set(lower::read_tuning_log(a.transfer).records, c, nullptr);
+    given = lower::read_tuning_log(a.transfer).records;
+    transfer = tune::transfer_set(given, c, nullptr);
     std::cerr << fmt::format("transfer: {} measured records in {} groups from {}\n", transfer.size(),
                              transfer.groups.size(), a.transfer);
   }
@@ -215,6 +217,7 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
   };
   for (size_t i = 0; i < tasks.size(); ++i) {
     tune::TuneOptions ot = o;
+    if (!given.empty()) ot.given = &given;
     if (!transfer.rows.empty()) {
       ot.searcher.transfer = &transfer;
     }

@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "cpu/int_executor.h"
 #include "io/tensor_files.h"
+#include "model/accuracy.h"
 #include "model/compare.h"
 
 namespace tauvta::cli {
@@ -123,13 +124,17 @@ void run_on_accelerator(AcceleratorRunArgs a) {
     if (b.model) std::cout << fmt::format("  {:<32}{:>8.4f}\n", "float reference", acc.float_accuracy);
     std::cout << fmt::format("  {:<32}{:>8.4f}\n", "integer reference", acc.int_accuracy);
     std::cout << fmt::format("  {:<32}{:>8.4f}\n", "accelerator (" + net.config.name() + ")", acc.accuracy);
+    const std::string flag = model::accuracy_warning(acc.accuracy, model::classifier_classes(net.graph),
+                                                     b.model ? acc.float_accuracy : -1.0);
+    if (!flag.empty()) std::cout << flag << "\n";
     std::cout << fmt::format("accelerator outputs identical to the integer reference: {} ({} of {} images differ)\n",
                              acc.mismatched_images == 0 ? "yes" : "NO", acc.mismatched_images, acc.images);
     std::cout << fmt::format("per-layer figures below are for one batch of {}; {} images took {:.1f} s\n\n",
                              net.graph.info(net.graph.inputs[0])->shape[0], acc.images, acc.seconds);
     report["accuracy"] = {{"images", acc.images}, {"accelerator", acc.accuracy}, {"integer_reference", acc.int_accuracy},
                           {"float_reference", b.model ? nlohmann::json(acc.float_accuracy) : nlohmann::json(nullptr)},
-                          {"mismatched_images", acc.mismatched_images}, {"seconds", acc.seconds}};
+                          {"mismatched_images", acc.mismatched_images}, {"seconds", acc.seconds},
+                          {"warning", flag}};
     if (acc.mismatched_images != 0) {
       throw Error(fmt::format("{} images' accelerator outputs differ from the integer reference", acc.mismatched_images));
     }

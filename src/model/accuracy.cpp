@@ -68,4 +68,24 @@ AccuracyResult evaluate_accuracy(const graph::Graph& g, const graph::Tensor& ima
   return r;
 }
 
+std::string accuracy_warning(double accuracy, int64_t classes, double reference) {
+  if (classes > 1 && accuracy <= 1.5 / double(classes)) {
+    return fmt::format("warning: top-1 accuracy {:.4f} is at chance level for {} classes ({:.4f}): the model does not "
+                       "work as run (precision too narrow, or a wrong calibration or input)",
+                       accuracy, classes, 1.0 / double(classes));
+  }
+  if (reference >= 0 && reference - accuracy > 0.10) {
+    return fmt::format("warning: top-1 accuracy {:.4f} is {:.1f} points below the float model's {:.4f}", accuracy,
+                       100 * (reference - accuracy), reference);
+  }
+  return "";
+}
+
+int64_t classifier_classes(const graph::Graph& g) {
+  if (g.outputs.empty()) return 0;
+  const auto* info = g.info(g.outputs[0]);
+  if (!info || !info->known_shape || info->shape.empty()) return 0;
+  return info->shape.back() > 0 ? info->shape.back() : 0;
+}
+
 }  // namespace tauvta::model

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "cpu/int_executor.h"
 #include "graph/graph.h"
@@ -30,6 +31,13 @@ struct AccuracyResult {
 // the argmax over the last axis of the graph's first output.
 AccuracyResult evaluate_accuracy(const graph::Graph& g, const graph::Tensor& images, const graph::Tensor& labels,
                                  const AccuracyOptions& options);
+
+// One line flagging an accuracy that says the model does not work as run: at most 1.5 times chance
+// (1 / classes; `classes` <= 1: not judged), or more than 10 points below `reference` (the float
+// model's, when >= 0). "" when neither.
+std::string accuracy_warning(double accuracy, int64_t classes, double reference = -1);
+// Classes of a classifier graph: the last dimension of its first output (0 when unknown).
+int64_t classifier_classes(const graph::Graph& g);
 
 // Index of the largest value in each row of a [rows, classes] view of `t` (the last axis).
 std::vector<int64_t> argmax_rows(const graph::Tensor& t);

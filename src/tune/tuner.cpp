@@ -1,5 +1,7 @@
 #include "tune/tuner.h"
 
+#include <algorithm>
+
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -100,6 +102,59 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
     }
     r.resumed = int64_t(prior.size());
     searcher->report(prior);
+  }
+
+  // What the tuner was given is measured first, as trials: the default heuristic and the records
+  // of this workload on this config it was handed. The best of a tuning is then never slower than
+  // where it started (AutoTVM's transfer from TopHub likewise measures the records it starts from).
+  {
+    std::vector<lower::Schedule> given = {r.default_schedule};
+    std::vector<std::string> origin = {"default heuristic"};
+    if (o.given) {
+      for (const lower::TuningRecord& rec : *o.given) {
+        if (rec.workload == w && lower::record_config_name(rec) == c.name() && lower::record_blocking_matches(rec, c)) {
+          given.push_back(rec.schedule);
+          origin.push_back("given record");
+        }
+      }
+    }
+    std::vector<size_t> points;
+    std::vector<lower::Schedule> schedules;
+    std::vector<std::string> why;
+    for (size_t i = 0; i < given.size() && int64_t(points.size()) + r.trials < o.trials; ++i) {
+      std::optional<size_t> p;
+      try {
+        p = space.find(lower::with_derived_outers(c, w, given[i], nullptr));
+      } catch (const Error&) {
+      }
+      if (!p || gops_of[*p] >= 0 || std::find(points.begin(), points.end(), *p) != points.end()) continue;
+      points.push_back(*p);
+      schedules.push_back(space.schedule(*p));
+      why.push_back(origin[i]);
+    }
+    if (!points.empty()) {
+      const double m0 = now_seconds();
+      const std::vector<Measurement> ms = m.measure(task.spec, schedules);
+      r.measure_seconds += now_seconds() - m0;
+      r.measured += int64_t(points.size());
+      std::vector<TrialResult> told;
+      for (size_t i = 0; i < points.size(); ++i) {
+        const Measurement& mi = ms[i];
+        if (!mi.ok()) ++r.errors;
+        const double gops = mi.ok() ? mi.gops : 0;
+        gops_of[points[i]] = gops;
+        if (mi.ok() && gops > best) r.best_measure = mi;
+        if (mi.ok() && (best_cycles == 0 || mi.cycles < best_cycles)) best_cycles = mi.cycles;
+        record_trial(points[i], gops);
+        if (log) {
+          const nlohmann::json extra = {{"tuner", searcher->name()}, {"trial", r.trials}, {"task", task.name},
+                                        {"given", why[i]}};
+          log->append(trial_record(c, w, schedules[i], space.config_index(points[i]), mi, unix_time(), extra));
+        }
+        told.push_back({points[i], gops});
+      }
+      searcher->report(told);
+    }
   }
 
   auto show = [&](bool last) {

@@ -31,6 +31,10 @@ struct TuneOptions {
   // Stop timing a candidate once it is slower than the best so far (AutoTVM's RUN_TIMEOUT);
   // false: every candidate is timed to the end (its cycles logged, for models trained later).
   bool stop_slower = true;
+  // Records a task is given (a transfer log such as TopHub's): those of the task's own workload on
+  // its config are measured first, with the default heuristic, so the tuner never returns a
+  // schedule slower than what it was given. Null: the heuristic alone. Must outlive the tuning.
+  const std::vector<lower::TuningRecord>* given = nullptr;
 };
 
 struct TaskProgress {

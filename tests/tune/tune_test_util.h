@@ -14,7 +14,7 @@
 namespace tauvta::tune::testing {
 
 inline hw::HwConfig preset(const std::string& name) {
-  return hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/" + name + ".json");
+  return hw::HwConfig::load(std::filesystem::path(TAUVTA_SOURCE_DIR) / "configs" / (name + ".json"));
 }
 
 // IC=256, OC=256, H=W=14, 3x3, stride 1, padding 0 (the VTA paper's and tau-VTA's layer).

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <random>
 
 #include "ml/cost_model.h"
 #include "tune/features.h"
 #include "tune/measurer.h"
+#include "tune/trial_log.h"
 #include "tune/tuner.h"
 #include "tune_test_util.h"
 
@@ -107,6 +110,43 @@ TEST(Tuner, TunedSchedulesAreVerifiedBitExactAndBeatTheirStart) {
     EXPECT_DOUBLE_EQ(r.best_so_far.back(), r.best_measure.gops);
     EXPECT_EQ(verify_schedule(c, task.spec, *r.best, 99), "") << cfg;
   }
+}
+
+// The tuner measures what it was given first: the default heuristic and a record of the task's own
+// workload (TopHub's, here the best of another tuning), so its best is never slower than either,
+// even on a budget too small for the search to find them.
+TEST(Tuner, NeverReturnsSlowerThanTheHeuristicOrAGivenRecord) {
+  const hw::HwConfig c = preset("pynq");
+  const TuneTask task = workload_task(c, testing::reference_layer());
+  Measurer m(c, 1);
+  const std::filesystem::path dir = testing::temp_dir("given");
+  TuneOptions wide;
+  wide.searcher.kind = "random";
+  wide.trials = 200;
+  wide.verify = false;
+  const TaskResult found = tune_task(task, wide, m, nullptr);
+  ASSERT_TRUE(found.best.has_value());
+  const std::vector<lower::TuningRecord> given = {
+      *lower::parse_tuning_record(trial_record(c, task.workload(), *found.best, 0, found.best_measure, 0, {}), "given", 1)};
+  TuneOptions tiny;
+  tiny.searcher.kind = "random";
+  tiny.searcher.seed = 7;
+  tiny.trials = 3;
+  tiny.verify = false;
+  tiny.given = &given;
+  TrialLog log(dir / "log.jsonl");
+  const TaskResult r = tune_task(task, tiny, m, &log);
+  EXPECT_EQ(r.trials, 3);
+  EXPECT_GE(r.best_measure.gops, r.default_measure.gops);
+  EXPECT_GE(r.best_measure.gops, found.best_measure.gops);
+  const lower::TuningLog written = lower::read_tuning_log(dir / "log.jsonl");
+  ASSERT_EQ(written.records.size(), 3u);
+  // The first trial is the heuristic; the given record is measured among the first two (right after
+  // the heuristic, or as the heuristic when it is the same schedule).
+  EXPECT_NEAR(lower::record_seconds(written.records[0]), r.default_measure.seconds, 1e-12 * r.default_measure.seconds);
+  const double want = found.best_measure.seconds;
+  EXPECT_TRUE(std::abs(lower::record_seconds(written.records[0]) - want) <= 1e-12 * want ||
+              std::abs(lower::record_seconds(written.records[1]) - want) <= 1e-12 * want);
 }
 
 TEST(Tuner, EarlyStoppingStopsAfterThePatience) {
