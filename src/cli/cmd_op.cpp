@@ -100,6 +100,8 @@ nlohmann::json op_report_json(const hw::HwConfig& config, const lower::ConvWorkl
   j["schedule_source"] = source;
   j["seconds_at_clock"] = r.seconds_at_clock;
   j["gops"] = r.gops;
+  // GEMM rows used (the table's figure), not micro-ops issued.
+  j["gemm_utilization"] = r.report.gemm_utilization() * backend::batch_rows_used(w.batch, config.batch());
   j["macs"] = r.macs;
   j["verified"] = r.verified;
   j["config"] = config.to_json();

@@ -1,5 +1,5 @@
 // The accelerator's integer arithmetic, element by element: accumulator wrapping, the tensor
-// ALU's ADD and SHR (ISA.md section 4), the requantization sequence ADD (rounding), SHR, MIN, MAX,
+// ALU's ADD and SHR (docs/vta_isa.md section 4), the requantization sequence ADD (rounding), SHR, MIN, MAX,
 // truncation to the output width, and the rounding division of average pools. Every integer
 // operator of the executor computes through these, so they are the definition of bit-exactness.
 #pragma once

@@ -310,7 +310,7 @@ void HwConfig::validate(const std::string& source) const {
   depth_ok("weight", "LOG_WGT_BUFF_SIZE", log_wgt_buff_size, log_wgt_depth(), wgt_elem_bytes());
   depth_ok("accumulator", "LOG_ACC_BUFF_SIZE", log_acc_buff_size, log_acc_depth(),
            acc_elem_bytes());
-  // The encoding constraints of ISA.md: building the layout throws if a format does not fit.
+  // The encoding constraints of docs/vta_isa.md: building the layout throws if a format does not fit.
   IsaLayout::check_encodable(*this, source);
 }
 

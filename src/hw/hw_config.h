@@ -88,7 +88,7 @@ struct HwConfig {
   int block_in() const { return 1 << log_block_in; }
   int block_out() const { return 1 << log_block_out; }
 
-  // Bytes per element of each memory type (ISA.md section 1).
+  // Bytes per element of each memory type (docs/vta_isa.md section 1).
   int uop_elem_bytes() const { return 4; }
   int inp_elem_bytes() const { return (batch() * block_in() * inp_width()) / 8; }
   int wgt_elem_bytes() const { return (block_out() * block_in() * wgt_width()) / 8; }

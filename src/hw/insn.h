@@ -63,7 +63,7 @@ struct Uop {
   friend bool operator==(const Uop&, const Uop&) = default;
 };
 
-// The three execution modules and where fetch routes each instruction (ISA.md section 3).
+// The three execution modules and where fetch routes each instruction (docs/vta_isa.md section 3).
 enum class Module : uint8_t { kLoad = 0, kCompute = 1, kStore = 2 };
 inline constexpr int kNumModules = 3;
 const char* module_name(Module m);

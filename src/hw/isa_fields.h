@@ -62,7 +62,7 @@ struct TextForm {
 
 struct FieldInfo {
   Field id;
-  const char* name;  // as in ISA.md ("sram_base", "uop_bgn", ...)
+  const char* name;  // as in docs/vta_isa.md ("sram_base", "uop_bgn", ...)
   std::array<WidthRule, kNumFormats> width;  // by Format
   TextForm text;
   const char* meaning;
@@ -235,7 +235,7 @@ struct UopFieldInfo {
   UopField id;
   uint32_t Uop::*member;
   WidthRule width;  // the same in both kinds (an ALU source sits in the input index's place)
-  std::array<const char*, kNumUopFormats> name;  // as in ISA.md, by UopFormat; nullptr: absent
+  std::array<const char*, kNumUopFormats> name;  // as in docs/vta_isa.md, by UopFormat; nullptr: absent
   std::array<const char*, kNumUopFormats> key;   // the assembly key (acc=, dst=, ...)
   const char* meaning;
 

@@ -1,5 +1,5 @@
 // The instruction fields of isa_fields.def placed for a HwConfig by the C bit-field rule of VTA's
-// hw_spec.h structs (ISA.md section 2), and the micro-op fields. Encoder, decoder, disassembler,
+// hw_spec.h structs (docs/vta_isa.md section 2), and the micro-op fields. Encoder, decoder, disassembler,
 // assembler, docs and the simulator all read this layout.
 #pragma once
 
@@ -17,7 +17,7 @@ namespace tauvta::hw {
 
 struct FieldDesc {
   Field field;
-  const char* name;  // as in ISA.md ("sram_base", "uop_bgn", ...)
+  const char* name;  // as in docs/vta_isa.md ("sram_base", "uop_bgn", ...)
   int lsb = 0;       // bit position in the 128-bit instruction
   int width = 0;
   bool is_signed = false;

@@ -1,4 +1,4 @@
-// The accelerator's DRAM layouts for a layer's tensors (ISA.md section 1): activations as
+// The accelerator's DRAM layouts for a layer's tensors (docs/vta_isa.md section 1): activations as
 // [N/BATCH][C/BLOCK][H][W] elements of BATCH x BLOCK lanes (NCHW{BATCH}n{BLOCK}c, batch and
 // channels zero-padded), convolution weights as [CO/BLOCK_OUT][CI_g/BLOCK_IN][KH][KW] tiles, and
 // per-channel accumulator vectors (bias plus rounding constant, shift amounts) as ACC elements

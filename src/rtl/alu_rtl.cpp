@@ -1,5 +1,5 @@
 // The tensor ALU as Verilog: MIN, MAX, ADD, SHR (and MUL when the config has it) over the lanes
-// of one accumulator vector, with an immediate or a second vector (ISA.md section 4, ALU). With
+// of one accumulator vector, with an immediate or a second vector (docs/vta_isa.md section 4, ALU). With
 // fewer lanes than the vector has, the vector goes through the lanes in passes.
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // The GEMM core as Verilog: BATCH x BLOCK_OUT dot products of BLOCK_IN signed products, a
-// pipelined adder tree per output lane and the wrapping accumulate (ISA.md section 4, GEMM).
+// pipelined adder tree per output lane and the wrapping accumulate (docs/vta_isa.md section 4, GEMM).
 #include <fmt/format.h>
 
 #include "rtl/verilog_emit.h"
@@ -14,7 +14,7 @@ std::string emit_gemm_core(const DatapathShape& s) {
       "// GEMM core: {} x {} x {} products of int{} x int{} ({}), adder trees of {} levels with\n"
       "// {} pipeline register(s), int{} accumulators. Latency {} cycles (operands, products, tree,\n"
       "// accumulate), one micro-op per cycle.\n"
-      "// Lanes: inp[b][ic], wgt[oc][ic], acc[b][oc], packed from bit 0 (ISA.md section 1).\n",
+      "// Lanes: inp[b][ic], wgt[oc][ic], acc[b][oc], packed from bit 0 (docs/vta_isa.md section 1).\n",
       s.batch, s.block_in, s.block_out, s.inp_width, s.wgt_width,
       s.dsp_products == s.products ? "DSP slices"
       : s.dsp_products == 0        ? "LUTs"

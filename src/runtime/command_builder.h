@@ -30,7 +30,7 @@ struct Pad2D {
   uint8_t y0 = 0, y1 = 0, x0 = 0, x1 = 0;  // rows before/after, elements before/after each row
 };
 
-// Dependency token queues of ISA.md section 3 (the simulator's names).
+// Dependency token queues of docs/vta_isa.md section 3 (the simulator's names).
 using sim::TokenQueue;
 using sim::kNumTokenQueues;
 

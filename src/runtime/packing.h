@@ -1,4 +1,4 @@
-// Packing host matrices into VTA's DRAM layouts (ISA.md section 1): lanes are two's-complement
+// Packing host matrices into VTA's DRAM layouts (docs/vta_isa.md section 1): lanes are two's-complement
 // integers packed densely from bit 0 of byte 0, little-endian; sub-byte lanes share bytes (with
 // 4-bit data lane 2k is the low nibble of byte k). A GEMM input A[M,K] becomes [M/BATCH][K/BLOCK_IN]
 // INP elements of BATCH x BLOCK_IN lanes, a weight B[K,N] becomes [N/BLOCK_OUT][K/BLOCK_IN] WGT

@@ -1,4 +1,4 @@
-// FunctionalCore: the bit-exact semantics of every instruction (ISA.md section 4) over the
+// FunctionalCore: the bit-exact semantics of every instruction (docs/vta_isa.md section 4) over the
 // on-chip memories and DRAM. It executes one decoded instruction at a time, in whatever order the
 // timing model starts them; it never re-decodes micro-ops. Range violations throw tauvta::Error
 // naming the instruction index, its disassembly and the offending field.

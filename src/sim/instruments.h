@@ -42,7 +42,7 @@ struct InstrumentSettings {
 
 // Where a layer's output tensor lives: OUT elements [first_elem, first_elem + elems) of DRAM
 // (STORE's dram_base unit) in the accelerator's blocked layout [N/BATCH][C/BLOCK_OUT][H][W] of
-// BATCH x BLOCK_OUT lanes (ISA.md section 1); lanes past N or C are padding.
+// BATCH x BLOCK_OUT lanes (docs/vta_isa.md section 1); lanes past N or C are padding.
 struct OutputMap {
   uint64_t first_elem = 0, elems = 0;
   int batch = 1, block = 16;  // lanes = batch * block

@@ -1,4 +1,4 @@
-// TimingModel: event-level model of VTA's task pipeline (ISA.md sections 3 and 6). Fetch decodes
+// TimingModel: event-level model of VTA's task pipeline (docs/vta_isa.md sections 3 and 6). Fetch decodes
 // one instruction per cycle into bounded command queues; load, compute and store each run their
 // queue in order; an instruction starts when its module is free, its command has arrived and the
 // tokens it pops have been pushed; a push into a full token queue stalls its module. Loads and

@@ -161,7 +161,7 @@ TEST(IsaFields, MicroOpLinesComeFromTheTable) {
   EXPECT_EQ(next, l.uop().total_width);
 }
 
-// The limits lowering splits work against are the table's widths (ISA.md: x_size 16 bits,
+// The limits lowering splits work against are the table's widths (docs/vta_isa.md: x_size 16 bits,
 // iter_out 14).
 TEST(IsaFields, ConstantFieldLimitsFollowTheTable) {
   EXPECT_EQ(field_max(Field::kXSize), 0xffffu);

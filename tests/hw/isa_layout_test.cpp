@@ -1,4 +1,4 @@
-// The field table against ISA.md section 2 (positions of the default config, raw 128-bit values
+// The field table against docs/vta_isa.md section 2 (positions of the default config, raw 128-bit values
 // computed by hand from that text), and encode/decode round trips over random configs.
 #include <gtest/gtest.h>
 
@@ -84,7 +84,7 @@ TEST(IsaLayout, DefaultPositionsMatchIsaMd) {
   EXPECT_EQ(u.wgt().width, 10);
 }
 
-// Raw values written from ISA.md's bit positions, independently of the field table.
+// Raw values written from docs/vta_isa.md's bit positions, independently of the field table.
 TEST(IsaLayout, HandComputedLoad) {
   const IsaLayout l{HwConfig{}};
   Insn i;

@@ -46,7 +46,7 @@ TEST(Packing, LanesRoundTripAtEveryWidth) {
       ASSERT_EQ(unpack_lane(bytes, width, i), values[i]) << "width " << width << " lane " << i;
     }
   }
-  // ISA.md: with 4-bit data lane 2k is the low nibble of byte k.
+  // docs/vta_isa.md: with 4-bit data lane 2k is the low nibble of byte k.
   std::vector<uint8_t> b(2, 0);
   pack_lane(b, 4, 0, 3);
   pack_lane(b, 4, 1, -2);

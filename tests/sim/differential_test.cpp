@@ -451,7 +451,7 @@ void expect_both_bytes(const hw::HwConfig& c, const std::vector<hw::Insn>& body,
 }
 
 // vta.cc's ALU: `inp_idx_T src_offset` (I+1 bits) accumulates the src factors, then
-// `acc_idx_T src_idx = uop.src + src_offset_in` (A+1 bits). ISA.md: "the hardware wraps ... src
+// `acc_idx_T src_idx = uop.src + src_offset_in` (A+1 bits). docs/vta_isa.md: "the hardware wraps ... src
 // offsets at 2^(I+1)". So the OFFSET wraps at 2^(I+1), the SUM at 2^(A+1).
 TEST(AluSrcIndex, OffsetWrapsAtInputWidthSumAtAccumulatorWidth) {
   {  // A = 6, I = 3: uop src 7 + offsets 0, 5, 10 -> 7, 12, 17 (not 17 mod 16 = 1).

@@ -1,4 +1,4 @@
-// One test per row of ISA.md section 5 ("Hardware vs fsim"): where TVM's fsim differs from the
+// One test per row of docs/vta_isa.md section 5 ("Hardware vs fsim"): where TVM's fsim differs from the
 // HLS hardware, tauvta follows the hardware. Each test runs a small hand-written program on
 // sim::Simulator and on the ReferenceInterpreter and checks both against bytes computed by hand
 // (in the comments), chosen so that the fsim behaviour would give different bytes.

@@ -1,8 +1,8 @@
 // ReferenceInterpreter: a deliberately slow, simple and independent model of VTA's hardware
-// semantics (docs: /work/shared/ISA.md sections 1-4), used to check sim::Simulator.
+// semantics (docs/vta_isa.md sections 1-4), used to check sim::Simulator.
 //
 // It shares nothing with src/sim: it decodes instructions and micro-ops with its own field
-// placement (the C bit-field rule of ISA.md section 2), keeps every SRAM in the hardware's packed
+// placement (the C bit-field rule of docs/vta_isa.md section 2), keeps every SRAM in the hardware's packed
 // byte form, reads and writes lanes bit by bit and does all arithmetic in 128-bit integers before
 // wrapping. The three modules run from one round-robin loop that honours the dependency tokens
 // (counts, with the configured queue depth); that is one legal order, and for a race-free program
@@ -20,7 +20,7 @@
 
 namespace tauvta::testing {
 
-// Sizes derived from the config keys, computed here from ISA.md section 1 (not via HwConfig's
+// Sizes derived from the config keys, computed here from docs/vta_isa.md section 1 (not via HwConfig's
 // helpers, so a mistake there shows up as a disagreement).
 struct RefGeometry {
   int inp_bits = 0, wgt_bits = 0, acc_bits = 0, out_bits = 0, log_acc_bits = 0;

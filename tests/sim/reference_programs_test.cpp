@@ -1,5 +1,5 @@
 // Programs run through VTA's own HLS hardware design, with the bytes it wrote
-// (/work/shared/vta-reference-programs, copied into tests/data/vta-reference-programs): the
+// (the project's copies in tests/data/vta-reference-programs): the
 // simulator must reproduce every one exactly, with the SIMD kernels and with the portable ones,
 // and the timing-only run must give the same cycles as the full run.
 #include <filesystem>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fits the board-level memory parameters of the timing model to board measurements.
 
-The records (AutoTVM log lines with a measured time, ../shared/calibration/) are run through
+The records (AutoTVM log lines with a measured time, tests/data/calibration/) are run through
 `tauvta op --log FILE --timing-only --timing JSON`, so the model is exactly the one the tools
 use. Only the parameters named by --fit move; every other TIMING key keeps the config's value.
 The objective is the mean |log(model / board)| over all records, each capped at log(--cap):
@@ -10,7 +10,7 @@ physics cannot explain (docs/timing_model.md lists them) cannot dominate. The se
 config's current values, so the result is reproducible.
 
     tools/calibrate/fit_board.py --tauvta build/tauvta \
-        --log ../shared/calibration/tophub_vta_v0.10_calibration.jsonl \
+        --log tests/data/calibration/tophub_vta_v0.10_calibration.jsonl \
         --fit DRAM_LATENCY_CYCLES WRITE_LATENCY_CYCLES BURST_OVERHEAD_CYCLES ROW_OVERHEAD_CYCLES
 
 Prints each step, then the per-record table (predicted, measured, error) with the median and
