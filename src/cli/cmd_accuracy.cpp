@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "backend/artifact.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
@@ -36,20 +37,59 @@ void progress_bar(int64_t done, int64_t total) {
                 ++updates, done == total);
 }
 
+// A compiled .tauvta (what `compile` and `precision tune` write): its quantized graph is the
+// integer reference the accelerator equals; its float graph, when it kept one, the float reference.
+void run_accuracy_on_artifact(const AccuracyArgs& a, const graph::Tensor& images, const graph::Tensor& labels,
+                              model::AccuracyOptions ao) {
+  if (has_config(a.model)) {
+    throw Error(fmt::format("accuracy: {} is compiled for its own config; --config does not apply to it", a.model.model));
+  }
+  const backend::CompiledNetwork net = backend::load_network(a.model.model);
+  const graph::Graph* g = &net.graph;
+  if (a.use_float) {
+    if (!net.quant_source) {
+      throw Error(fmt::format("accuracy: {} holds no float graph (compiled from a quantized one): --float needs the "
+                              "ONNX model",
+                              a.model.model));
+    }
+    g = &net.quant_source->float_graph;
+  }
+  // The network was compiled for one batch: feed the images in batches of it.
+  const graph::ValueInfo* in = g->inputs.empty() ? nullptr : g->info(g->inputs[0]);
+  if (in && in->known_shape && !in->shape.empty() && in->shape[0] > 0) ao.batch = in->shape[0];
+  const model::AccuracyResult r = model::evaluate_accuracy(*g, images, labels, ao);
+  std::cout << fmt::format("top-1 accuracy {:.4f} ({}/{} images), {} reference of {} for {}, {:.1f} s ({:.0f} images/s)\n",
+                           r.accuracy, r.correct, r.images, a.use_int ? "integer" : "float", a.model.model,
+                           net.config.name(), r.seconds, r.seconds > 0 ? double(r.images) / r.seconds : 0.0);
+  const std::string flag = model::accuracy_warning(r.accuracy, model::classifier_classes(*g));
+  if (!flag.empty()) std::cout << flag << "\n";
+  if (!a.report.empty()) {
+    const nlohmann::json j = {{"model", a.model.model},   {"artifact", true},       {"config", net.config.to_json()},
+                              {"config_name", net.config.name()}, {"mode", a.use_int ? "int" : "float"},
+                              {"images", a.images},       {"labels", a.labels},     {"evaluated", r.images},
+                              {"correct", r.correct},     {"accuracy", r.accuracy}, {"accuracy_warning", flag},
+                              {"inference_seconds", r.seconds}};
+    write_text(a.report, j.dump(2) + "\n", a.model.force);
+  }
+}
+
 void run_accuracy(const AccuracyArgs& a) {
   if (a.use_float == a.use_int) throw Error("accuracy: pass exactly one of --float and --int");
   check_can_write(a.report, a.model.force);
   const graph::Tensor images = io::read_idx(a.images);
   const graph::Tensor labels = io::read_idx(a.labels);
-  model::LoadOptions o = load_options(a.model, a.use_int);
-  const model::LoadedModel m = load_for_cli(a.model, o);
-
   model::AccuracyOptions ao;
   ao.limit = a.limit;
   ao.batch = a.batch;
   ao.integer = a.use_int;
   ao.int_options.threads = a.threads;
   if (!a.quiet) ao.progress = progress_bar;
+  if (backend::is_network_artifact(a.model.model)) {
+    run_accuracy_on_artifact(a, images, labels, ao);
+    return;
+  }
+  model::LoadOptions o = load_options(a.model, a.use_int);
+  const model::LoadedModel m = load_for_cli(a.model, o);
   const model::AccuracyResult r = model::evaluate_accuracy(m.graph(), images, labels, ao);
 
   std::cout << fmt::format("top-1 accuracy {:.4f} ({}/{} images), {} reference{}, {:.1f} s ({:.0f} images/s)\n",

@@ -207,10 +207,14 @@ json precision_tune_command(const PrecisionTuneArgs& a, std::ostream& out) {
   if (a.out.empty()) throw Error("precision tune: --out DIR is required");
   const std::filesystem::path dir(a.out);
   const std::filesystem::path tuned = dir / "tuned.tauvta";
-  check_can_write(tuned, a.model.force);
-  check_can_write(dir / "result.json", a.model.force);
-  check_can_write(dir / "steps.csv", a.model.force);
-  check_can_write(dir / "layers.csv", a.model.force);
+  // A rerun resumes from DIR's checkpoint (which the tuner refuses when its settings differ): the
+  // outputs in DIR are this run's own, written again from the same steps.
+  const bool resuming = std::filesystem::exists(dir / "checkpoint.json");
+  const bool replace = a.model.force || resuming;
+  check_can_write(tuned, replace);
+  check_can_write(dir / "result.json", replace);
+  check_can_write(dir / "steps.csv", replace);
+  check_can_write(dir / "layers.csv", replace);
   check_can_write(a.html, a.model.force);
   const graph::Tensor images = io::read_idx(a.images), labels = io::read_idx(a.labels);
   if (images.rank() != 3 || labels.rank() != 1 || labels.shape()[0] != images.shape()[0]) {
@@ -292,7 +296,7 @@ json precision_tune_command(const PrecisionTuneArgs& a, std::ostream& out) {
   out << fmt::format("  tuned formats (step {})           {:.4f}  ({:+.2f} points vs float)\n", r.best, tuned_acc.accuracy,
                            100 * (tuned_acc.accuracy - tuned_acc.float_accuracy));
 
-  backend::save_network(tuned_net, tuned, a.model.force);
+  backend::save_network(tuned_net, tuned, replace);
   std::string steps = "step,action,accuracy,correct,images,max_overflow_rate,seconds\n";
   std::string layers = "step,value,op,format,frac_bits,overflow_rate,pre_cast_max\n";
   json js = json::array();
@@ -330,10 +334,10 @@ json precision_tune_command(const PrecisionTuneArgs& a, std::ostream& out) {
       {"images", tuned_acc.images},
       {"start", precision::overflow_maps_json(*start_acc.instruments, ev.slots(), r.steps.front().eval.formats)},
       {"tuned", precision::overflow_maps_json(*tuned_acc.instruments, ev.slots(), best.eval.formats)}};
-  write_text(dir / "result.json", result.dump(2) + "\n", a.model.force);
+  write_text(dir / "result.json", result.dump(2) + "\n", replace);
   write_text(dir / "tables.md", markdown_tables(a, lo.config, r, ev.slots(), start_acc, tuned_acc), true);
-  write_text(dir / "steps.csv", steps, a.model.force);
-  write_text(dir / "layers.csv", layers, a.model.force);
+  write_text(dir / "steps.csv", steps, replace);
+  write_text(dir / "layers.csv", layers, replace);
   out << fmt::format("wrote {} (run it with tauvta run / tauvta accuracy), result.json, steps.csv, layers.csv, "
                            "checkpoint.json in {}/\n", tuned.string(), dir.string());
   if (!a.html.empty()) {

@@ -189,20 +189,25 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
 }
 
 int64_t default_batch(const LoadedModel& m) {
-  int64_t batch = 0;
+  // A first dimension is a batch where the model says so: its image-like inputs (rank 3 or more),
+  // which must then agree. A model of matrices and vectors (an [2, 3] x [3, 4] product, a shape
+  // input) declares no batch: the first input's first dimension stands for it, unchecked.
+  int64_t batch = 0, first = 0;
   bool agree = true;
   std::vector<std::string> declared;
   for (const auto& [name, shape] : m.declared_inputs) {
     if (shape.empty() || shape[0] < 1) continue;
+    if (first == 0) first = shape[0];
+    if (shape.size() < 3) continue;
     declared.push_back(fmt::format("'{}' {}", name, graph::shape_string(shape)));
     agree = agree && (batch == 0 || shape[0] == batch);
     if (batch == 0) batch = shape[0];
   }
   if (!agree) {
-    throw Error(fmt::format("the model's inputs declare different batches ({}); pass --batch N to choose one",
+    throw Error(fmt::format("the model's image inputs declare different batches ({}); pass --batch N to choose one",
                             fmt::join(declared, ", ")));
   }
-  return batch > 0 ? batch : 1;
+  return batch > 0 ? batch : first > 0 ? first : 1;
 }
 
 graph::QuantizeResult requantize(const LoadedModel& m, const std::map<std::string, int>& formats) {

@@ -67,10 +67,16 @@ struct Files {
     for (int64_t n : {4, 2, -1}) write_model(model(n), n);
     for (int64_t n : {4, 2}) io::write_npy(input(n), images(n), true);
     graph::testing::ModelBuilder b(13);
-    b.input("a", {4, 4}).input("b", {2, 4});
+    b.input("a", {4, 1, 2, 2}).input("b", {2, 1, 2, 2});
     b.node("Add", {"a", "b"}, {"y"}, "add");
     b.output("y");
     std::ofstream(dir / "disagree.onnx", std::ios::binary) << b.bytes();
+    // Matrices: [2, 3] x [3, 4] declares no batch (ONNX's test_operator_mm).
+    graph::testing::ModelBuilder mm(13);
+    mm.input("a", {2, 3}).input("b", {3, 4});
+    mm.node("MatMul", {"a", "b"}, {"y"}, "mm");
+    mm.output("y");
+    std::ofstream(dir / "mm.onnx", std::ios::binary) << mm.bytes();
   }
   ~Files() { fs::remove_all(dir); }
   fs::path model(int64_t n) const { return dir / fmt::format("b{}.onnx", n < 0 ? "N" : std::to_string(n)); }
@@ -135,8 +141,18 @@ TEST(DeclaredBatchLibrary, DisagreeingInputsAreAnErrorNamingThem) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "the model's inputs declare different batches ('a' [4,4], 'b' [2,4]); pass --batch N to choose one");
+              "the model's image inputs declare different batches ('a' [4,1,2,2], 'b' [2,1,2,2]); pass --batch N to "
+              "choose one");
   }
+}
+
+// A first dimension is a batch only where the model says so: matrices of different heights are
+// not a batch conflict, and the float reference runs them.
+TEST(DeclaredBatchLibrary, MatricesDeclareNoBatch) {
+  model::LoadOptions o;
+  const model::LoadedModel m = model::load_model(files().dir / "mm.onnx", o);
+  EXPECT_EQ(model::default_batch(m), 2);
+  EXPECT_EQ(m.float_graph.info("y")->shape, (graph::Shape{2, 4}));
 }
 
 TEST(DeclaredBatchCli, RunCompileAndOverride) {
