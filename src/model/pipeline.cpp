@@ -18,11 +18,44 @@
 
 namespace tauvta::model {
 
+std::vector<bool> batch_inputs(const std::vector<graph::Shape>& shapes, const std::vector<bool>& shape_operand) {
+  // Every input with a first dimension carries the batch when their static first dimensions agree;
+  // when they do not (an [2, 3] x [3, 4] product), only the image-like ones (rank 3 or more) do.
+  // A shape operand (a 1-D integer input) never does.
+  std::set<int64_t> firsts;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (!shapes[i].empty() && shapes[i][0] > 0 && !shape_operand[i]) firsts.insert(shapes[i][0]);
+  }
+  std::vector<bool> out(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    out[i] = !shapes[i].empty() && !shape_operand[i] && (firsts.size() <= 1 || shapes[i].size() >= 3);
+  }
+  return out;
+}
+
+namespace {
+
+// batch_inputs for a graph's declared inputs (unknown shapes carry nothing).
+std::vector<bool> graph_batch_inputs(const graph::Graph& g) {
+  std::vector<graph::Shape> shapes;
+  std::vector<bool> operand;
+  for (const std::string& i : g.inputs) {
+    const graph::ValueInfo* v = g.info(i);
+    const bool known = v != nullptr && v->known_shape;
+    shapes.push_back(known ? v->shape : graph::Shape{});
+    operand.push_back(known && v->shape.size() == 1 && v->dtype == graph::DType::kInt64);
+  }
+  return batch_inputs(shapes, operand);
+}
+
+}  // namespace
+
 graph::Graph set_batch(graph::Graph g, int64_t batch) {
   std::set<int64_t> old;
-  for (const std::string& i : g.inputs) {
-    graph::ValueInfo& v = g.info_mut(i);
-    if (v.known_shape && !v.shape.empty()) {
+  const std::vector<bool> carries = graph_batch_inputs(g);
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    graph::ValueInfo& v = g.info_mut(g.inputs[k]);
+    if (carries[k] && v.known_shape && !v.shape.empty()) {
       old.insert(v.shape[0]);
       v.shape[0] = batch > 0 ? batch : -1;
     }
@@ -37,15 +70,17 @@ graph::Graph set_batch(graph::Graph g, int64_t batch) {
 
 namespace {
 
-// The inputs' shapes as `g` declares them, with `batch` (when > 0) as their first dimension.
+// The inputs' shapes as `g` declares them, with `batch` (when > 0) as the first dimension of those
+// that carry the batch.
 std::vector<std::pair<std::string, graph::Shape>> declared_inputs(const graph::Graph& g, int64_t batch) {
   std::vector<std::pair<std::string, graph::Shape>> out;
-  for (const std::string& i : g.inputs) {
-    const graph::ValueInfo* v = g.info(i);
+  const std::vector<bool> carries = graph_batch_inputs(g);
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    const graph::ValueInfo* v = g.info(g.inputs[k]);
     if (v == nullptr || !v->known_shape) continue;
     graph::Shape s = v->shape;
-    if (batch > 0 && !s.empty()) s[0] = batch;
-    out.emplace_back(i, std::move(s));
+    if (batch > 0 && !s.empty() && carries[k]) s[0] = batch;
+    out.emplace_back(g.inputs[k], std::move(s));
   }
   return out;
 }
@@ -55,9 +90,10 @@ std::vector<std::pair<std::string, graph::Shape>> declared_inputs(const graph::G
 // Reshape target; shape inference at the declared batch plus one finds such a node.
 std::string batch_pin_reason(const graph::Graph& g) {
   int64_t declared = 0;
-  for (const std::string& i : g.inputs) {
-    const graph::ValueInfo* v = g.info(i);
-    if (v != nullptr && v->known_shape && !v->shape.empty() && v->shape[0] > 0) declared = v->shape[0];
+  const std::vector<bool> carries = graph_batch_inputs(g);
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    const graph::ValueInfo* v = g.info(g.inputs[k]);
+    if (carries[k] && v != nullptr && v->known_shape && !v->shape.empty() && v->shape[0] > 0) declared = v->shape[0];
   }
   if (declared == 0) return "";
   // The trial needs the graph's structure, not its weights: initializers larger than a shape
@@ -189,17 +225,16 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
 }
 
 int64_t default_batch(const LoadedModel& m) {
-  // A first dimension is a batch where the model says so: its image-like inputs (rank 3 or more),
-  // which must then agree. A model of matrices and vectors (an [2, 3] x [3, 4] product, a shape
-  // input) declares no batch: the first input's first dimension stands for it, unchecked.
-  int64_t batch = 0, first = 0;
+  std::vector<graph::Shape> shapes;
+  for (const auto& [name, shape] : m.declared_inputs) shapes.push_back(shape);
+  const std::vector<bool> carries = batch_inputs(shapes, std::vector<bool>(shapes.size(), false));
+  int64_t batch = 0;
   bool agree = true;
   std::vector<std::string> declared;
-  for (const auto& [name, shape] : m.declared_inputs) {
-    if (shape.empty() || shape[0] < 1) continue;
-    if (first == 0) first = shape[0];
-    if (shape.size() < 3) continue;
-    declared.push_back(fmt::format("'{}' {}", name, graph::shape_string(shape)));
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const graph::Shape& shape = shapes[k];
+    if (!carries[k] || shape.empty() || shape[0] < 1) continue;
+    declared.push_back(fmt::format("'{}' {}", m.declared_inputs[k].first, graph::shape_string(shape)));
     agree = agree && (batch == 0 || shape[0] == batch);
     if (batch == 0) batch = shape[0];
   }
@@ -207,7 +242,7 @@ int64_t default_batch(const LoadedModel& m) {
     throw Error(fmt::format("the model's image inputs declare different batches ({}); pass --batch N to choose one",
                             fmt::join(declared, ", ")));
   }
-  return batch > 0 ? batch : first > 0 ? first : 1;
+  return batch > 0 ? batch : 1;
 }
 
 graph::QuantizeResult requantize(const LoadedModel& m, const std::map<std::string, int>& formats) {

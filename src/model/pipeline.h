@@ -71,14 +71,20 @@ struct LoadedModel {
 
 LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& options);
 
-// An imported graph with the first dimension of its inputs set to `batch` (0: dynamic, so that
+// Which inputs carry the batch in their first dimension, given their declared shapes (empty:
+// unknown) and which are shape operands (1-D integer inputs, never): all of them when their static
+// first dimensions agree; when they do not (matrices of different heights: ONNX's
+// test_operator_mm), only the image-like ones (rank 3 or more).
+std::vector<bool> batch_inputs(const std::vector<graph::Shape>& shapes, const std::vector<bool>& shape_operand);
+
+// An imported graph with the first dimension of its batch-carrying inputs set to `batch` (0: dynamic, so that
 // the references run any batch size even when the exporter fixed it to 1); every other value
 // whose declared shape starts with an input's old first dimension is left to shape inference.
 graph::Graph set_batch(graph::Graph g, int64_t batch);
 
-// The batch a model is compiled for unless told otherwise: the first dimension its inputs
-// declare (LoadOptions::batch when that was given), 1 when none declares one (symbolic or
-// unknown). Inputs declaring different batches are an error naming them and their shapes.
+// The batch a model is compiled for unless told otherwise: the first dimension its batch-carrying
+// inputs declare (LoadOptions::batch when that was given), 1 when none declares one (symbolic or
+// unknown). Image inputs declaring different batches are an error naming them and their shapes.
 int64_t default_batch(const LoadedModel& m);
 
 // The model quantized again from its calibration statistics, with the given activation formats
