@@ -109,7 +109,14 @@ BuiltNetwork build_network(const ModelArgs& m, const NetworkArgs& n) {
   b.model = load_for_cli(m, o);
   b.report = model_report(m, o, *b.model);
   backend::CompileOptions co = tuning_options(n.tuning_log, o.config, b.report);  // cli/tuning_options.cpp
-  b.batch = co.batch = n.batch ? *n.batch : model::default_batch(*b.model);
+  // The batch: --batch; else the one the model declares; else (a symbolic batch) the given input's
+  // first dimension when it has the input's rank (one sample without it is batch 1).
+  std::optional<int64_t> input_batch;
+  if (n.input_shape && !b.model->declared_inputs.empty() && !model::declares_batch(*b.model)) {
+    const graph::Shape& declared = b.model->declared_inputs.front().second;
+    if (n.input_shape->size() == declared.size() && !n.input_shape->empty()) input_batch = n.input_shape->front();
+  }
+  b.batch = co.batch = n.batch ? *n.batch : input_batch ? *input_batch : model::default_batch(*b.model);
   b.report["batch"] = b.batch;
   b.net = backend::compile_network(b.model->quant.graph, o.config, co);
   backend::attach_quant_source(b.net, b.model->float_graph, b.model->quant, b.model->quant_options);

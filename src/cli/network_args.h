@@ -20,6 +20,9 @@ namespace tauvta::cli {
 struct NetworkArgs {
   std::string tuning_log;
   std::optional<int64_t> batch;  // --batch; unset: the batch the model declares (model::default_batch)
+  // The shape of the first input given (run --input): its first dimension is the batch when the
+  // model's is symbolic.
+  std::optional<graph::Shape> input_shape;
 };
 
 void add_network_args(CLI::App* cmd, NetworkArgs& a);

@@ -91,6 +91,16 @@ void run_on_accelerator(AcceleratorRunArgs a) {
                              a.model.model, a.limit < 0 ? std::string("all") : std::to_string(a.limit));
   }
   if (a.images.empty() != a.labels.empty()) throw Error("run: --images and --labels go together");
+  // Said before compiling and calibrating, not after.
+  if (!a.timing_only && a.images.empty() && a.inputs.empty()) {
+    throw Error("run: give the inputs (--input NAME=FILE, .npy or .pb), or --images and --labels, or --timing-only");
+  }
+  // A model with a symbolic batch runs at the batch of the inputs given.
+  if (!a.network.batch && !a.inputs.empty()) {
+    const std::string& spec = a.inputs.front();
+    const size_t eq = spec.find('=');
+    a.network.input_shape = io::read_tensor_file(eq == std::string::npos ? spec : spec.substr(eq + 1)).shape();
+  }
   if (a.timing_only && (a.compare || !a.images.empty() || !a.output_dir.empty())) {
     throw Error("run: --timing-only computes no values: drop --compare-float, --images and --output-dir");
   }

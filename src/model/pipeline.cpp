@@ -245,6 +245,16 @@ int64_t default_batch(const LoadedModel& m) {
   return batch > 0 ? batch : 1;
 }
 
+bool declares_batch(const LoadedModel& m) {
+  std::vector<graph::Shape> shapes;
+  for (const auto& [name, shape] : m.declared_inputs) shapes.push_back(shape);
+  const std::vector<bool> carries = batch_inputs(shapes, std::vector<bool>(shapes.size(), false));
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    if (carries[k] && !shapes[k].empty() && shapes[k][0] > 0) return true;
+  }
+  return false;
+}
+
 graph::QuantizeResult requantize(const LoadedModel& m, const std::map<std::string, int>& formats) {
   if (!m.quantized) throw InternalError("requantize: the model was not quantized");
   graph::QuantizeOptions q = m.quant_options;

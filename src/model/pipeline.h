@@ -86,6 +86,8 @@ graph::Graph set_batch(graph::Graph g, int64_t batch);
 // inputs declare (LoadOptions::batch when that was given), 1 when none declares one (symbolic or
 // unknown). Image inputs declaring different batches are an error naming them and their shapes.
 int64_t default_batch(const LoadedModel& m);
+// Whether any batch-carrying input declares a static first dimension (false: symbolic or none).
+bool declares_batch(const LoadedModel& m);
 
 // The model quantized again from its calibration statistics, with the given activation formats
 // (float value name -> frac_bits) in place of calibration's choice; verified.
