@@ -29,6 +29,7 @@ namespace tauvta::cpu {
   X(DequantizeLinear)       \
   X(Div)                    \
   X(Dropout)                \
+  X(Elu)                   \
   X(Equal)                  \
   X(Erf)                    \
   X(Exp)                    \
@@ -45,11 +46,13 @@ namespace tauvta::cpu {
   X(HardSigmoid)            \
   X(HardSwish)              \
   X(Identity)               \
+  X(InstanceNormalization) \
   X(LayerNormalization)     \
   X(LeakyRelu)              \
   X(Less)                   \
   X(LessOrEqual)            \
   X(Log)                    \
+  X(LogSoftmax)            \
   X(MatMul)                 \
   X(Max)                    \
   X(MaxPool)                \
@@ -79,10 +82,14 @@ namespace tauvta::cpu {
   X(Reshape)                \
   X(Resize)                 \
   X(ScatterND)              \
+  X(Selu)                  \
   X(Shape)                  \
+  X(Shrink)                \
   X(Sigmoid)                \
+  X(Sign)                  \
   X(Slice)                  \
   X(Softmax)                \
+  X(Softplus)              \
   X(Split)                  \
   X(Sqrt)                   \
   X(Squeeze)                \

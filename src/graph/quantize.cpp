@@ -112,10 +112,11 @@ std::string float_fallback_why(const Node& n) {
     return fmt::format("slope {:.6g} is not a power of two, so the tensor ALU's MIN, MAX, ADD and SHR cannot "
                        "apply it exactly{}", alpha, op == "HardSwish" ? " (nor multiply two activations)" : "");
   }
-  if (one_of(op, {"Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Pow", "Gelu"})) {
+  if (one_of(op, {"Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Pow", "Gelu", "Elu", "Selu", "Softplus"})) {
     return "a transcendental function (no integer form on the tensor ALU)";
   }
-  if (one_of(op, {"LayerNormalization", "ReduceMean", "ReduceSum", "ReduceL2", "ReduceLogSumExp"})) {
+  if (one_of(op, {"LayerNormalization", "InstanceNormalization", "LogSoftmax", "ReduceMean", "ReduceSum", "ReduceL2",
+                  "ReduceLogSumExp"})) {
     return "a reduction with a division or a transcendental step (no exact integer form here)";
   }
   if (op == "Div") return "division by a run-time value";

@@ -51,6 +51,15 @@ std::vector<ValueInfo> softmax(const InferArgs& a) {
   return same_as_input(a);
 }
 
+// InstanceNormalization: X [N, C, ...] float, scale and B [C].
+std::vector<ValueInfo> instance_norm(const InferArgs& a) {
+  expect_float(a, 0);
+  if (a.ranked(0) && a.in(0).shape.size() < 2) {
+    a.fail(fmt::format("X has shape {}, expected [N, C, ...]", shape_string(a.in(0).shape)));
+  }
+  return same_as_input(a);
+}
+
 std::vector<ValueInfo> clip(const InferArgs& a) {
   for (size_t i = 1; i < 3; ++i) {
     if (a.opt(i) == nullptr) continue;
@@ -344,6 +353,13 @@ ShapeRule find_nn_rule(const std::string& op) {
       {"GlobalMaxPool", global_pool},
       {"Identity", same_as_input},
       {"LeakyRelu", float_unary},
+      {"Elu", float_unary},
+      {"Selu", float_unary},
+      {"Softplus", float_unary},
+      {"Sign", same_as_input},
+      {"Shrink", same_as_input},
+      {"LogSoftmax", softmax},
+      {"InstanceNormalization", instance_norm},
       {"MatMul", matmul},
       {"MaxPool", pool},
       {"PRelu", prelu},
