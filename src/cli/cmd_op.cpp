@@ -13,6 +13,7 @@
 
 #include "backend/network_report.h"
 #include "fpga/feasibility.h"
+#include "tune/task.h"
 #include "backend/op_runner.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
@@ -53,6 +54,9 @@ std::pair<int64_t, int64_t> pair_of(const std::string& flag, const std::string& 
 }
 
 lower::ConvWorkload workload_of(const OpArgs& a) {
+  // The workload spec `tune --workload`, `dse --workload` and Python's op take
+  // ("conv2d,ci=256,h=14,w=14,co=256,k=3,p=1").
+  if (a.op.find(',') != std::string::npos) return tune::parse_workload_spec(a.op);
   lower::ConvWorkload w;
   w.kind = lower::parse_op_kind(a.op);
   w.batch = a.batch;
@@ -201,7 +205,9 @@ void run_op_command(const OpArgs& a) {
 void add_op_command(CLI::App& app) {
   auto a = std::make_shared<OpArgs>();
   CLI::App* cmd = app.add_subcommand("op", "Run one conv2d/dense/group_conv2d workload with a schedule on the accelerator");
-  cmd->add_option("op", a->op, "conv2d, dense, group_conv2d or conv2d_transpose (not needed with --record)");
+  cmd->add_option("op", a->op,
+                  "conv2d, dense, group_conv2d or conv2d_transpose, or a whole workload spec such as "
+                  "conv2d,ci=256,h=14,w=14,co=256,k=3,p=1 (not needed with --record)");
   cmd->add_option("--batch", a->batch, "Batch size (default 1)");
   cmd->add_option("--in-channels,--ci", a->in_channels, "Input channels (dense: K)");
   cmd->add_option("--height", a->height, "Input height");

@@ -41,6 +41,8 @@ nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& terminal) {
   std::map<std::string, hw::HwConfig> configs;  // the record's -model= name -> config
   const nlohmann::json timing = load_timing_override(a.timing);
   auto with_timing = [&](const hw::HwConfig& c) { return timing.is_null() ? c : c.with_timing(timing, "--timing"); };
+  // A bad key or value is the command's error, said once, not every record's.
+  if (!timing.is_null()) (void)with_timing(a.config.empty() ? hw::HwConfig::from_name(log.records.front().model) : load_config(a.config));
   const std::optional<hw::HwConfig> fixed = a.config.empty() ? std::nullopt : std::optional(with_timing(load_config(a.config)));
   backend::OpRunOptions o;
   o.timing_only = a.timing_only;

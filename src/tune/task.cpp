@@ -1,7 +1,9 @@
 #include "tune/task.h"
 
+#include <set>
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -98,12 +100,14 @@ lower::ConvWorkload parse_workload_spec(const std::string& spec) {
   }
   lower::ConvWorkload w;
   w.kind = lower::parse_op_kind(parts[0]);
+  std::set<std::string> given;
   for (size_t i = 1; i < parts.size(); ++i) {
     const size_t eq = parts[i].find('=');
     if (eq == std::string::npos || eq == 0) {
       throw Error(fmt::format("workload spec '{}': '{}' is not key=value", spec, parts[i]));
     }
     const std::string key = parts[i].substr(0, eq), v = parts[i].substr(eq + 1);
+    given.insert(key);
     if (key == "n") {
       w.batch = parse_int(key, v);
     } else if (key == "ci") {
@@ -141,6 +145,16 @@ lower::ConvWorkload parse_workload_spec(const std::string& spec) {
   }
   if (w.kind == lower::OpKind::kDense && (w.height != 1 || w.width != 1)) {
     throw Error(fmt::format("workload spec '{}': dense takes no h or w", spec));
+  }
+  // The sizes that define the work are never filled in silently (a conv2d without h and w would
+  // be a 1x1 image); the rest default as documented (n=1, k=1, s=1, d=1, p=0, g=1).
+  std::vector<const char*> needed = {"ci", "co"};
+  if (w.kind != lower::OpKind::kDense) needed.insert(needed.end(), {"h", "w", "k"});
+  for (const char* k : needed) {
+    if (!given.count(k)) {
+      throw Error(fmt::format("workload spec '{}': {} is missing (a {} needs {})", spec, k, parts[0],
+                              w.kind == lower::OpKind::kDense ? "ci and co" : "ci, h, w, co and k"));
+    }
   }
   if (w.kind == lower::OpKind::kGroupConv2d && w.groups == 1) {
     throw Error(fmt::format("workload spec '{}': group_conv2d needs g > 1", spec));

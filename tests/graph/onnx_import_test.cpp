@@ -223,13 +223,13 @@ TEST(OnnxImportErrors, UnsupportedOperatorListsTheSupportedOnes) {
   EXPECT_EQ(error_of([&] { b.import(); }),
             "test.onnx: node 'x' (LSTM): operator LSTM is not supported (supported: Abs, Add, And, AveragePool, "
             "BatchNormalization, Cast, Ceil, Clip, Concat, Constant, ConstantOfShape, Conv, ConvTranspose, "
-            "DequantizeLinear, Div, Dropout, Equal, Erf, Exp, Expand, Flatten, Floor, Gather, Gemm, "
+            "DequantizeLinear, Div, Dropout, Elu, Equal, Erf, Exp, Expand, Flatten, Floor, Gather, Gemm, "
             "GlobalAveragePool, GlobalMaxPool, Greater, GreaterOrEqual, HardSigmoid, HardSwish, Identity, "
-            "LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, MatMul, Max, MaxPool, Min, Mod, Mul, Neg, "
-            "Not, Or, PRelu, Pad, Pow, QuantizeLinear, Range, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, "
-            "ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, "
-            "Reshape, Resize, ScatterND, Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, Tile, "
-            "Transpose, Unsqueeze, Upsample, Where, Xor)");
+            "InstanceNormalization, LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
+            "MaxPool, Min, Mod, Mul, Neg, Not, Or, PRelu, Pad, Pow, QuantizeLinear, Range, Reciprocal, ReduceL1, "
+            "ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, "
+            "ReduceSumSquare, Relu, Reshape, Resize, ScatterND, Selu, Shape, Shrink, Sigmoid, Sign, Slice, Softmax, "
+            "Softplus, Split, Sqrt, Squeeze, Sub, Tanh, Tile, Transpose, Unsqueeze, Upsample, Where, Xor)");
 }
 
 TEST(OnnxImportErrors, UnsupportedAttributeValue) {

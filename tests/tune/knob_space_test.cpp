@@ -96,7 +96,11 @@ TEST(WorkloadSpec, ParsesAndRejectsWithTheKey) {
            {"conv2d,ci=sixty", "ci=sixty is not an integer"},
            {"ci=64", "expected OP,key=value"},
            {"pool,ci=64", "pool"},
-           {"conv2d,ci=64,co", "'co' is not key=value"}}) {
+           {"conv2d,ci=64,co", "'co' is not key=value"},
+           // The work's sizes are never filled in silently.
+           {"conv2d,ci=64,co=64", "h is missing (a conv2d needs ci, h, w, co and k)"},
+           {"conv2d,ci=64,h=14,w=14,co=64", "k is missing"},
+           {"dense,ci=512", "co is missing (a dense needs ci and co)"}}) {
     try {
       parse_workload_spec(spec);
       ADD_FAILURE() << spec << ": no error";
