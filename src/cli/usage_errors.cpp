@@ -74,7 +74,8 @@ std::optional<std::string> unknown_command_error(CLI::App& app, int argc, const 
 
 std::string usage_error_line(CLI::App& app, const CLI::ParseError& e) {
   std::string path = "tauvta";
-  for (CLI::App* at = &app;;) {  // the deepest command the parser entered
+  CLI::App* at = &app;
+  for (;;) {  // the deepest command the parser entered
     const std::vector<CLI::App*> parsed = at->get_subcommands();
     if (parsed.empty()) break;
     at = parsed.front();
@@ -83,6 +84,22 @@ std::string usage_error_line(CLI::App& app, const CLI::ParseError& e) {
   std::string what = e.what();
   while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
   for (char& c : what) c = c == '\n' ? ' ' : c;
+  // An option the command does not have: name the closest one it does.
+  const std::string extra = "The following argument was not expected: ";
+  if (what.rfind(extra, 0) == 0) {
+    std::string word = what.substr(extra.size());
+    word = word.substr(0, word.find('='));
+    if (word.rfind("--", 0) == 0) {
+      std::vector<std::string> names;
+      for (const CLI::Option* o : at->get_options()) {
+        for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+      }
+      std::sort(names.begin(), names.end());
+      if (const std::optional<std::string> close = closest_word(word, names)) {
+        return fmt::format("{}; did you mean '{}'? (see {} --help)", what, *close, path);
+      }
+    }
+  }
   return fmt::format("{} (see {} --help)", what, path);
 }
 

@@ -55,13 +55,16 @@ std::string emit_alu(const DatapathShape& s) {
   v += fmt::format("  localparam AW = {}, LAW = {}, OW = {}, V = {}, L = {}, P = {};\n", aw, law,
                    s.out_width, V, L, P);
   v += "  genvar j;\n";
+  // The 16-bit immediate sign-extended to the accumulator's width (explicitly: lint-clean).
+  v += fmt::format("  wire [AW-1:0] imm_ext = {};\n",
+                   aw > 16 ? fmt::format("{{{{{}{{imm[15]}}}}, imm}}", aw - 16) : std::string("imm"));
   if (P == 1) {
     // Three stages: operands (the immediate chosen on the way in), each operation's result
     // (a DSP slice's M register for MUL), the operation select.
     v += "  reg valid_r, valid_2;\n"
          "  reg [2:0] op_r, op_2;\n"
          "  reg [V*AW-1:0] a_r, y_r;\n"
-         "  wire signed [AW-1:0] imm_x = $signed(imm);\n"
+         "  wire signed [AW-1:0] imm_x = imm_ext;\n"
          "  always @(posedge clk) begin\n"
          "    valid_r <= in_valid;\n"
          "    op_r <= op;\n"
@@ -102,6 +105,7 @@ std::string emit_alu(const DatapathShape& s) {
     int pass_bits = 0;
     while ((1 << pass_bits) < P) ++pass_bits;
     v += fmt::format("  reg [{}:0] pass;\n", pass_bits - 1);
+    v += fmt::format("  localparam [{}:0] LAST_PASS = {};\n", pass_bits - 1, P - 1);
     v += "  reg running;\n"
          "  reg [2:0] op_x;\n"
          "  reg use_imm_q;\n"
@@ -115,14 +119,14 @@ std::string emit_alu(const DatapathShape& s) {
                                      "      vb <= {{(P*L-V)*AW{1'b0}}, b};\n") +
          "      op_x <= op;\n"
          "      use_imm_q <= use_imm;\n"
-         "      imm_x <= $signed(imm);\n"
+         "      imm_x <= imm_ext;\n"
          "      pass <= 0;\n"
          "      running <= 1'b1;\n"
          "    end else if (running) begin\n"
-         "      if (pass == P - 1) running <= 1'b0;\n"
+         "      if (pass == LAST_PASS) running <= 1'b0;\n"
          "      else pass <= pass + 1'b1;\n"
          "    end\n"
-         "    out_valid <= running && pass == P - 1;\n"
+         "    out_valid <= running && pass == LAST_PASS;\n"
          "  end\n"
          "  initial running = 1'b0;\n"
          "  generate for (j = 0; j < L; j = j + 1) begin : lane\n"

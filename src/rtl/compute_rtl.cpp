@@ -22,6 +22,10 @@ std::string field_slice(const hw::IsaLayout& l, hw::Format f, hw::Field id) {
 int field_width(const hw::IsaLayout& l, hw::Format f, hw::Field id) {
   return l.field(f, id).width;
 }
+// `e` of `from` bits zero-extended to `to` bits: explicit, so the lint sees equal widths.
+std::string zext(const std::string& e, int from, int to) {
+  return to > from ? fmt::format("{{{}'d0, {}}}", to - from, e) : e;
+}
 
 }  // namespace
 
@@ -102,19 +106,21 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
   v += "  // Decode (field positions from the ISA table of this config).\n";
   v += fmt::format("  wire [2:0] opcode = {};\n", field_slice(l, G, Field::kOpcode));
   v += "  wire start_alu = opcode == 3'd4;\n";
-  auto dec = [&](const char* name, Field f, int width) {
+  // A field decoded at its own width, then widened (zero-extended) to the register it loads.
+  auto dec = [&](const char* name, Field f, int width, int reg_width) {
     v += fmt::format("  wire [{}:0] {}_g = {};\n", width - 1, name, field_slice(l, G, f));
     v += fmt::format("  wire [{}:0] {}_a = {};\n", width - 1, name, field_slice(l, L, f));
-    v += fmt::format("  wire [{0}:0] {1}_d = start_alu ? {1}_a : {1}_g;\n", width - 1, name);
+    v += fmt::format("  wire [{}:0] {}_d = start_alu ? {} : {};\n", reg_width - 1, name,
+                     zext(std::string(name) + "_a", width, reg_width), zext(std::string(name) + "_g", width, reg_width));
   };
-  dec("uop_bgn", Field::kUopBgn, field_width(l, G, Field::kUopBgn));
-  dec("uop_end", Field::kUopEnd, field_width(l, G, Field::kUopEnd));
-  dec("iter_out", Field::kIterOut, iter_w);
-  dec("iter_in", Field::kIterIn, iter_in_w);
-  dec("dst_out", Field::kDstFactorOut, field_width(l, G, Field::kDstFactorOut));
-  dec("dst_in", Field::kDstFactorIn, field_width(l, G, Field::kDstFactorIn));
-  dec("src_out", Field::kSrcFactorOut, field_width(l, G, Field::kSrcFactorOut));
-  dec("src_in", Field::kSrcFactorIn, field_width(l, G, Field::kSrcFactorIn));
+  dec("uop_bgn", Field::kUopBgn, field_width(l, G, Field::kUopBgn), U + 1);
+  dec("uop_end", Field::kUopEnd, field_width(l, G, Field::kUopEnd), U + 1);
+  dec("iter_out", Field::kIterOut, iter_w, iter_w);
+  dec("iter_in", Field::kIterIn, iter_in_w, iter_in_w);
+  dec("dst_out", Field::kDstFactorOut, field_width(l, G, Field::kDstFactorOut), A + 1);
+  dec("dst_in", Field::kDstFactorIn, field_width(l, G, Field::kDstFactorIn), A + 1);
+  dec("src_out", Field::kSrcFactorOut, field_width(l, G, Field::kSrcFactorOut), I + 1);
+  dec("src_in", Field::kSrcFactorIn, field_width(l, G, Field::kSrcFactorIn), I + 1);
   v += fmt::format("  wire empty = uop_end_d <= uop_bgn_d || iter_out_d == 0 || iter_in_d == 0;\n");
 
   // Front end: micro-op fetch (F) and address/hazard stage (F1).
@@ -139,9 +145,9 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
   } else {
     v += "  wire [0:0] uop_wgt = 1'b0;\n";
   }
-  v += "  wire [A:0] a_idx = uop_dst + f1_dst_off;\n"
-       "  wire [31:0] src_sum = uop_src + f1_src_off;\n"
-       "  wire [A:0] s_idx = src_sum[A:0];  // ALU: an accumulator index\n"
+  v += "  wire [A:0] a_idx = uop_dst + f1_dst_off;\n";
+  v += fmt::format("  wire [31:0] src_sum = {} + {};\n", zext("uop_src", ul.src().width, 32), zext("f1_src_off", I + 1, 32));
+  v += "  wire [A:0] s_idx = src_sum[A:0];  // ALU: an accumulator index\n"
        "  wire [I:0] x_idx = src_sum[I:0];  // GEMM: an input index\n"
        "  wire [W:0] w_idx = uop_wgt + f1_wgt_off;\n";
   // Hazards against accumulator writes in flight.
@@ -191,8 +197,10 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
   v += fmt::format("        alu_op_q <= {};\n", field_slice(l, L, Field::kAluOpcode));
   v += fmt::format("        use_imm_q <= {};\n", field_slice(l, L, Field::kUseImm));
   v += fmt::format("        imm_q <= {};\n", field_slice(l, L, Field::kImm));
-  v += fmt::format("        wgt_out_q <= {};\n", field_slice(l, G, Field::kWgtFactorOut));
-  v += fmt::format("        wgt_in_q <= {};\n", field_slice(l, G, Field::kWgtFactorIn));
+  v += fmt::format("        wgt_out_q <= {};\n",
+                   zext(field_slice(l, G, Field::kWgtFactorOut), field_width(l, G, Field::kWgtFactorOut), W + 1));
+  v += fmt::format("        wgt_in_q <= {};\n",
+                   zext(field_slice(l, G, Field::kWgtFactorIn), field_width(l, G, Field::kWgtFactorIn), W + 1));
   v += "        uop_bgn_q <= uop_bgn_d;\n"
        "        uop_end_q <= uop_end_d;\n"
        "        iter_out_q <= iter_out_d;\n"

@@ -133,14 +133,16 @@ std::string emit_gemm_core(const DatapathShape& s) {
   v += fmt::format("  reg  [{}:0] sum_q;\n", lanes * aw - 1);
   v += "  generate for (g = 0; g < B*BO; g = g + 1) begin : acc_lane\n";
   v += fmt::format(
-      "    wire [AW-1:0] s = $signed(acc_q[{0}][g * AW +: AW]) + $signed(dot[g * {1} +: {1}]);\n"
+      "    wire [{1}-1:0] d = dot[g * {1} +: {1}];\n"
+      "    wire [AW-1:0] s = acc_q[{0}][g * AW +: AW] + {2};  // the dot sign-extended\n"
       "    always @(posedge clk) begin\n"
       "      sum_q[g * AW +: AW] <= s;\n"
       "      acc_next[g * AW +: AW] <= reset_q[{0}] ? {{AW{{1'b0}}}} : s;\n"
       "    end\n"
       "    assign out_next[g * OW +: OW] = sum_q[g * AW +: OW];\n"
       "  end endgenerate\n",
-      stages_before_acc - 1, w_prev);
+      stages_before_acc - 1, w_prev,
+      w_prev < aw ? fmt::format("{{{{{}{{d[{}]}}}}, d}}", aw - w_prev, w_prev - 1) : std::string("d"));
   v += fmt::format("  always @(posedge clk) out_valid <= valid_q[{}];\n", stages_before_acc - 1);
   v += "endmodule\n";
   return v;
