@@ -16,14 +16,18 @@ namespace tauvta::lower {
 class RecordingDriver final : public runtime::Driver {
  public:
   explicit RecordingDriver(const hw::HwConfig& c) : config_(c), layout_(c) {
-    uint64_t a = 64;
+    // Every buffer starts on a page, as the board's contiguous allocator (and SimDriver) places
+    // them: a layer's bursts then split at 4 KiB boundaries the same way wherever the network put
+    // its tensors, so a layer timed alone (the tuner, the exploration) takes the cycles it takes
+    // inside its network.
+    uint64_t a = runtime::kMinDramAlignment;
     for (int m = 0; m < hw::kNumMemIds; ++m) {
       a = std::max<uint64_t>(a, std::bit_ceil(uint64_t(runtime::elem_bytes(c, hw::MemId(m)))));
     }
     align_ = a;
     next_ = a;  // address 0 stays unused, as on the simulated board
     program_.config = c;
-    program_.alignment = std::max<uint64_t>(runtime::kMinDramAlignment, a);
+    program_.alignment = a;
   }
 
   const hw::HwConfig& config() const override { return config_; }
