@@ -99,7 +99,11 @@ void run_on_accelerator(AcceleratorRunArgs a) {
   if (!a.network.batch && !a.inputs.empty()) {
     const std::string& spec = a.inputs.front();
     const size_t eq = spec.find('=');
-    a.network.input_shape = io::read_tensor_file(eq == std::string::npos ? spec : spec.substr(eq + 1)).shape();
+    // A file that cannot be read is reported where the inputs are read, after the model's errors.
+    try {
+      a.network.input_shape = io::read_tensor_file(eq == std::string::npos ? spec : spec.substr(eq + 1)).shape();
+    } catch (const Error&) {
+    }
   }
   if (a.timing_only && (a.compare || !a.images.empty() || !a.output_dir.empty())) {
     throw Error("run: --timing-only computes no values: drop --compare-float, --images and --output-dir");

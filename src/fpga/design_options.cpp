@@ -13,7 +13,7 @@ namespace tauvta::fpga {
 
 namespace {
 
-std::string lower(std::string s) {
+std::string lowercase(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -21,10 +21,10 @@ std::string lower(std::string s) {
 }  // namespace
 
 const Device* device_for_target(const std::string& target) {
-  const std::string t = lower(target);
+  const std::string t = lowercase(target);
   if (t == "pynq") return &find_device("pynq-z1");
   for (const Device& d : devices()) {
-    if (t == d.name || t == lower(d.board)) return &d;
+    if (t == d.name || t == lowercase(d.board)) return &d;
   }
   return nullptr;
 }

@@ -44,7 +44,7 @@ namespace {
 constexpr std::array<const char*, 5> kArrayKindNames = {"none", "partition-cyclic", "partition-block",
                                                         "reshape-cyclic", "reshape-block"};
 
-int read_int(const json& v, const std::string& source, const std::string& key, int lo, int hi) {
+int impl_int(const json& v, const std::string& source, const std::string& key, int lo, int hi) {
   if (!v.is_number_integer()) {
     throw Error(fmt::format("{}: {} must be an integer, got {}", source, key, v.dump()));
   }
@@ -54,12 +54,12 @@ int read_int(const json& v, const std::string& source, const std::string& key, i
   return v.get<int>();
 }
 
-bool read_bool(const json& v, const std::string& source, const std::string& key) {
+bool impl_bool(const json& v, const std::string& source, const std::string& key) {
   if (!v.is_boolean()) throw Error(fmt::format("{}: {} must be true or false, got {}", source, key, v.dump()));
   return v.get<bool>();
 }
 
-std::string read_string(const json& v, const std::string& source, const std::string& key) {
+std::string impl_string(const json& v, const std::string& source, const std::string& key) {
   if (!v.is_string()) throw Error(fmt::format("{}: {} must be a string, got {}", source, key, v.dump()));
   return v.get<std::string>();
 }
@@ -70,7 +70,7 @@ void parse_acc_array(const json& j, const std::string& source, AccArray& a) {
   for (const auto& [key, value] : j.items()) {
     const std::string path = at + "." + key;
     if (key == "KIND") {
-      const std::string k = read_string(value, source, path);
+      const std::string k = impl_string(value, source, path);
       auto it = std::find(kArrayKindNames.begin(), kArrayKindNames.end(), k);
       if (it == kArrayKindNames.end()) {
         throw Error(fmt::format("{}: {} = \"{}\" is not one of none, partition-cyclic, partition-block, "
@@ -79,9 +79,9 @@ void parse_acc_array(const json& j, const std::string& source, AccArray& a) {
       }
       a.kind = ArrayKind(it - kArrayKindNames.begin());
     } else if (key == "DIM") {
-      a.dim = read_int(value, source, path, 1, 2);
+      a.dim = impl_int(value, source, path, 1, 2);
     } else if (key == "FACTOR") {
-      a.factor = read_int(value, source, path, 1, 1 << 16);
+      a.factor = impl_int(value, source, path, 1, 1 << 16);
     } else {
       throw Error(fmt::format("{}: unknown key {} (KIND, DIM, FACTOR)", source, path));
     }
@@ -100,7 +100,7 @@ void parse_implementation(const json& j, const std::string& source, Implementati
   for (const auto& [key, value] : j.items()) {
     const std::string path = "IMPLEMENTATION." + key;
     if (key == "BINDING") {
-      o.binding = parse_binding(read_string(value, source, path), source + ": " + path);
+      o.binding = parse_binding(impl_string(value, source, path), source + ": " + path);
     } else if (key == "DSP_LIMIT") {
       if (value.is_string()) {
         if (value.get<std::string>() != "board") {
@@ -109,7 +109,7 @@ void parse_implementation(const json& j, const std::string& source, Implementati
         }
         o.dsp_limit = Implementation::kDspLimitBoard;
       } else {
-        o.dsp_limit = read_int(value, source, path, 0, 1 << 24);
+        o.dsp_limit = impl_int(value, source, path, 0, 1 << 24);
       }
     } else if (key == "TREE_LEVELS_PER_STAGE") {
       if (value.is_string()) {
@@ -119,29 +119,29 @@ void parse_implementation(const json& j, const std::string& source, Implementati
         }
         o.tree_levels_per_stage = Implementation::kTreeVta;
       } else {
-        o.tree_levels_per_stage = read_int(value, source, path, 0, 16);
+        o.tree_levels_per_stage = impl_int(value, source, path, 0, 16);
       }
     } else if (key == "ACC_READ_PORTS") {
-      o.acc_read_ports = read_int(value, source, path, 1, 2);
+      o.acc_read_ports = impl_int(value, source, path, 1, 2);
     } else if (key == "ALU_LANES") {
-      o.alu_lanes = read_int(value, source, path, 0, 1 << 16);
+      o.alu_lanes = impl_int(value, source, path, 0, 1 << 16);
     } else if (key == "ALU_MUL") {
-      o.alu_mul = read_bool(value, source, path);
+      o.alu_mul = impl_bool(value, source, path);
     } else if (key == "PIPELINE") {
-      o.pipeline = read_bool(value, source, path);
+      o.pipeline = impl_bool(value, source, path);
     } else if (key == "DATAFLOW") {
-      o.dataflow = read_bool(value, source, path);
+      o.dataflow = impl_bool(value, source, path);
     } else if (key == "INLINE") {
-      o.inline_modules = read_bool(value, source, path);
+      o.inline_modules = impl_bool(value, source, path);
     } else if (key == "HLS_MHZ") {
       if (!value.is_number()) throw Error(fmt::format("{}: {} must be a number, got {}", source, path, value.dump()));
       o.hls_mhz = value.get<double>();
     } else if (key == "ACC_ARRAY") {
       parse_acc_array(value, source, o.acc_array);
     } else if (key == "SYN_STRATEGY") {
-      o.syn_strategy = read_int(value, source, path, 0, 7);
+      o.syn_strategy = impl_int(value, source, path, 0, 7);
     } else if (key == "IMPL_STRATEGY") {
-      o.impl_strategy = read_int(value, source, path, 0, 31);
+      o.impl_strategy = impl_int(value, source, path, 0, 31);
     } else {
       throw Error(fmt::format("{}: unknown key {} (BINDING, DSP_LIMIT, TREE_LEVELS_PER_STAGE, ACC_READ_PORTS, "
                               "ALU_LANES, ALU_MUL, PIPELINE, DATAFLOW, INLINE, HLS_MHZ, ACC_ARRAY, "

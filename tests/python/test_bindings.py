@@ -50,6 +50,21 @@ def test_config_keywords_match_names_and_files(tmp_path):
     c.save(str(path), force=True)
 
 
+def test_config_sections_take_keys_in_any_case_and_derive_timing():
+    # docs/python.md: keys are case-insensitive, in TIMING and IMPLEMENTATION too.
+    c = tauvta.HwConfig(timing={"clock_mhz": 200}, implementation={"acc_read_ports": 2, "alu_mul": True})
+    d = c.to_dict()
+    assert d["TIMING"]["CLOCK_MHZ"] == 200
+    assert d["IMPLEMENTATION"]["ACC_READ_PORTS"] == 2 and d["IMPLEMENTATION"]["ALU_MUL"] is True
+    assert d["TIMING"]["ALU_II"] == 1  # two ACC read ports issue an ALU micro-op every cycle
+    assert tauvta.HwConfig().to_dict()["IMPLEMENTATION"]["ALU_MUL"] is False  # VTA's own build
+    # The implementation options reach resources() as they reach `hw resources`.
+    lut = tauvta.resources(tauvta.HwConfig(), device="pynq-z1", binding="lut")["estimates"][0]
+    dsp = tauvta.resources(tauvta.HwConfig(), device="pynq-z1")["estimates"][0]
+    assert lut["options"]["binding"] == "lut" and lut["total"]["DSP"] < dsp["total"]["DSP"]
+    assert dsp["feasible"] is True
+
+
 def test_config_errors_name_the_field(tauvta_bin, tmp_path):
     with pytest.raises(tauvta.Error, match="LOG_INP_WIDTH"):
         tauvta.HwConfig(LOG_INP_WIDTH=9)
