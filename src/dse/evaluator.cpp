@@ -1,9 +1,11 @@
 #include "dse/evaluator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "common/elapsed.h"
@@ -146,23 +148,72 @@ Evaluation Evaluator::priced(const DesignSpace& space, const Design& d, const Ma
   return e;
 }
 
+namespace {
+
+// What distinguishes two layers of one workload in time: their requantization, bias, fused add and
+// layout options (the weights are never in a timing spec).
+std::string timing_variant_key(const lower::ConvLayerSpec& s) {
+  std::string k = fmt::format("{}|{}|{},{}|{}|{}{}|{}|", fmt::join(s.bias, ","), fmt::join(s.shifts, ","), s.clip_min,
+                              s.clip_max, s.acc_bits, s.force_bias_add, s.bias_in_weights, s.constant_channels);
+  if (s.add) k += fmt::format("{},{},{},{},{}", s.add->conv_shl, s.add->other_scale, s.add->shift, s.add->clip_min,
+                              s.add->clip_max);
+  return k;
+}
+
+}  // namespace
+
+std::vector<TaskTime> Evaluator::variant_times(const hw::HwConfig& c, const WorkloadTask& wt,
+                                               const lower::Schedule& chosen, bool tuned) {
+  // The network's cycles: each layer of the task with its own spec, and the schedule the network
+  // would give it (the tuned one where it is legal for the layer, else the layer's heuristic), so
+  // the exploration's total is run --timing-only's to the cycle. Layers with equal specs are timed once.
+  std::vector<lower::ConvLayerSpec> specs = wt.task.layer_specs;
+  if (specs.empty()) specs.assign(size_t(std::max<int64_t>(wt.layers, 1)), wt.task.spec);
+  std::vector<std::pair<std::string, size_t>> seen;  // key -> index into out
+  std::vector<TaskTime> out;
+  lower::ProgramTimer timer(c);
+  for (const lower::ConvLayerSpec& spec : specs) {
+    const std::string key = timing_variant_key(spec);
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == key; });
+    if (it != seen.end()) {
+      ++out[it->second].layers;
+      continue;
+    }
+    const lower::LayerNeeds needs = spec.needs(c);
+    lower::Schedule s = lower::default_schedule(c, spec.w, needs);
+    bool tuned_here = false;
+    if (tuned) {
+      try {
+        (void)lower::resolve_schedule(c, spec.w, chosen, needs);
+        s = chosen;
+        tuned_here = true;
+      } catch (const Error&) {
+        // The network compiles this layer with its heuristic too.
+      }
+    }
+    TaskTime t;
+    t.name = wt.task.name;
+    t.layers = 1;
+    t.macs = wt.task.macs();
+    t.schedule = s;
+    t.tuned = tuned_here;
+    try {
+      t.cycles = timer.time(lower::lower_conv_program(c, spec, s)).cycles;
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", wt.task.name, e.what()));
+    }
+    seen.emplace_back(key, out.size());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 std::vector<TaskTime> Evaluator::time_tasks(const hw::HwConfig& c, const std::vector<WorkloadTask>& tasks,
                                             int64_t budget) {
   std::vector<TaskTime> out;
   if (budget <= 0) {
-    lower::ProgramTimer timer(c);
     for (const WorkloadTask& wt : tasks) {
-      TaskTime t;
-      t.name = wt.task.name;
-      t.layers = wt.layers;
-      t.macs = wt.task.macs();
-      try {
-        t.schedule = lower::default_schedule(c, wt.task.workload(), wt.task.needs);
-        t.cycles = timer.time(lower::lower_conv_program(c, wt.task.spec, t.schedule)).cycles;
-      } catch (const Error& e) {
-        throw Error(fmt::format("{}: {}", wt.task.name, e.what()));
-      }
-      out.push_back(std::move(t));
+      for (TaskTime& t : variant_times(c, wt, {}, false)) out.push_back(std::move(t));
     }
     return out;
   }
@@ -193,19 +244,11 @@ std::vector<TaskTime> Evaluator::time_tasks(const hw::HwConfig& c, const std::ve
   for (size_t i = 0; i < tasks.size(); ++i) {
     const WorkloadTask& wt = tasks[i];
     const tune::TaskResult r = tune::tune_task(wt.task, o, meter, log.get(), {}, i, tasks.size());
-    TaskTime t;
-    t.name = wt.task.name;
-    t.layers = wt.layers;
-    t.macs = wt.task.macs();
-    t.schedule = r.default_schedule;
-    t.cycles = r.default_measure.ok() ? r.default_measure.cycles : UINT64_MAX;
-    if (r.best && r.best_measure.ok() && r.best_measure.cycles < t.cycles) {
-      t.schedule = *r.best;
-      t.cycles = r.best_measure.cycles;
-      t.tuned = true;
-    }
-    if (t.cycles == UINT64_MAX) throw Error(fmt::format("{}: no schedule could be timed", wt.task.name));
-    out.push_back(std::move(t));
+    // The tuner's best is what the log gives the network; the heuristic when it found nothing better.
+    const bool tuned = r.best && r.best_measure.ok() &&
+                       (!r.default_measure.ok() || r.best_measure.cycles < r.default_measure.cycles);
+    if (!tuned && !r.default_measure.ok()) throw Error(fmt::format("{}: no schedule could be timed", wt.task.name));
+    for (TaskTime& t : variant_times(c, wt, tuned ? *r.best : r.default_schedule, tuned)) out.push_back(std::move(t));
   }
   log.reset();  // closed before it replaces the log
   if (staged) staged->commit();

@@ -32,7 +32,7 @@ namespace tauvta::dse {
 struct TaskTime {
   std::string name;
   int64_t layers = 1;
-  uint64_t cycles = 0;  // one layer's
+  uint64_t cycles = 0;  // one layer's (layers of a task with different epilogues are separate entries)
   uint64_t macs = 0;    // one layer's useful MACs
   lower::Schedule schedule;
   bool tuned = false;   // the tuner's best beat the heuristic
@@ -99,6 +99,10 @@ class Evaluator {
  private:
   Evaluation priced(const DesignSpace& space, const Design& d, const MappedDesign& m) const;
   std::vector<TaskTime> time_tasks(const hw::HwConfig& c, const std::vector<WorkloadTask>& tasks, int64_t budget);
+  // One entry per distinct layer of `wt` (equal specs counted in `layers`), each timed with the
+  // schedule the network gives it: `chosen` where `tuned` and legal for the layer, else its heuristic.
+  static std::vector<TaskTime> variant_times(const hw::HwConfig& c, const WorkloadTask& wt, const lower::Schedule& chosen,
+                                             bool tuned);
 
   DseWorkload& workload_;
   EvaluatorOptions options_;

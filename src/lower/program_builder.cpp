@@ -131,8 +131,9 @@ uint64_t ProgramBuilder::region_offset(const runtime::DramBuffer& buf) const {
 
 uint32_t ProgramBuilder::begin_layer(const std::string& name) {
   end_stream();
-  // Each layer loads its own micro-op kernels, so any layer can run (or be timed) on its own.
-  device_->uop_cache().invalidate();
+  // Each layer loads its own micro-op kernels, staged as a fresh cache stages them, so any layer
+  // can run (or be timed) on its own and takes the cycles it takes alone.
+  device_->uop_cache().restart();
   Program& p = driver_->program();
   p.layers.push_back(ProgramLayer{name, p.streams.size(), 0, 0, {}});
   driver_->set_layer(uint32_t(p.layers.size() - 1));

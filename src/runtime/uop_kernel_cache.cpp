@@ -119,8 +119,7 @@ void UopKernelCache::invalidate() {
   cursor_ = 0;
 }
 
-bool UopKernelCache::trim(uint64_t max_bytes) {
-  if (staged_bytes_ <= max_bytes) return false;
+void UopKernelCache::restart() {
   invalidate();
   entries_.clear();
   by_hash_.clear();
@@ -128,6 +127,11 @@ bool UopKernelCache::trim(uint64_t max_bytes) {
   open_chunk_ = SIZE_MAX;
   chunk_used_ = 0;
   staged_bytes_ = 0;
+}
+
+bool UopKernelCache::trim(uint64_t max_bytes) {
+  if (staged_bytes_ <= max_bytes) return false;
+  restart();
   ++stats_.trims;
   return true;
 }

@@ -61,6 +61,11 @@ class UopKernelCache {
   bool trim(uint64_t max_bytes = kDefaultMaxStagedBytes);
   static constexpr uint64_t kDefaultMaxStagedBytes = uint64_t(16) << 20;
 
+  // Forgets every kernel and its DRAM copy and closes the staging chunk: the kernels staged next
+  // are placed as a fresh cache places them, from the start of a new chunk. A compiled network
+  // restarts at each layer so a layer's micro-op loads are the ones it has when compiled alone.
+  void restart();
+
   const UopCacheStats& stats() const { return stats_; }
   void reset_stats();
   size_t resident_kernels() const { return resident_.size(); }

@@ -32,6 +32,7 @@ std::vector<TuneTask> extract_tasks(const backend::CompiledNetwork& net) {
       t.spec = *l.timing_spec;
       t.needs = needs;
       t.layers = {l.name};
+      t.layer_specs = {*l.timing_spec};
       t.name = task_name(tasks.size(), t.spec.w);
       index[*l.workload] = tasks.size();
       tasks.push_back(std::move(t));
@@ -39,6 +40,7 @@ std::vector<TuneTask> extract_tasks(const backend::CompiledNetwork& net) {
     }
     TuneTask& t = tasks[it->second];
     t.layers.push_back(l.name);
+    t.layer_specs.push_back(*l.timing_spec);
     // Keep the spec that needs the most room: its legal schedules are legal for the others.
     if (std::tie(needs.residual, needs.acc_vectors) > std::tie(t.needs.residual, t.needs.acc_vectors)) {
       t.spec = *l.timing_spec;

@@ -18,6 +18,9 @@ struct TuneTask {
   lower::ConvLayerSpec spec;        // the layer timed (weights empty)
   lower::LayerNeeds needs;          // what its schedules must leave room for
   std::vector<std::string> layers;  // network layers sharing the workload (empty: --workload)
+  // Each of those layers' own timing spec, in the same order (their requantization, bias and fused
+  // add may differ): what a network's cycles are summed from. Empty for a --workload task.
+  std::vector<lower::ConvLayerSpec> layer_specs;
   std::string name;                 // "T3 conv2d 1x64x56x56 -> 64 k3x3 ..." for tables and logs
 
   const lower::ConvWorkload& workload() const { return spec.w; }

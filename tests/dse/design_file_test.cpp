@@ -1,7 +1,8 @@
-// A design is one file: the exploration's best design per precision (8, 4, 2, 1) on VGG-7, written as
-// its vta_config.json, gives the exploration's resources and clock exactly through `hw resources`,
-// its datapath through `rtl` (the tree registers, latencies, ACC ports and DSP limit the exploration
-// priced and timed), and runs through `run --timing-only` with its feasibility recorded.
+// A design is one file: the exploration's best design per precision (8, 4, 2, 1) on VGG-7 and
+// ResNet-18, written as its vta_config.json, gives the exploration's resources and clock exactly
+// through `hw resources`, its datapath through `rtl` (the tree registers, latencies, ACC ports and
+// DSP limit the exploration priced and timed), and its cycles exactly through `run --timing-only`
+// (the conv and dense layers the exploration times), with its feasibility recorded.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -35,9 +36,13 @@ json printed_json(const std::string& out) {
   return json::parse(out.substr(a, b - a + 1));
 }
 
-TEST(DesignFile, TheExplorationsBestDesignIsReproducedByHwResourcesRtlAndRun) {
-  const fs::path model = fs::path(TAUVTA_SOURCE_DIR) / "models/vgg7_fmnist.onnx";
-  const fs::path dir = fs::temp_directory_path() / ("tauvta_design_file_" + std::to_string(::getpid()));
+class DesignFile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DesignFile, TheExplorationsBestDesignIsReproducedByHwResourcesRtlAndRun) {
+  const fs::path model = fs::path(TAUVTA_SOURCE_DIR) / GetParam();
+  if (!fs::exists(model)) GTEST_SKIP() << model << " is missing: run scripts/make-models first";
+  const fs::path dir = fs::temp_directory_path() / ("tauvta_design_file_" + model.stem().string() + "_" +
+                                                    std::to_string(::getpid()));
   fs::remove_all(dir);
   // VTA's strategy: its knobs over the space with the implementation options at their defaults
   // picked per device; the heuristic schedules (budget 0) keep it to seconds.
@@ -90,9 +95,23 @@ TEST(DesignFile, TheExplorationsBestDesignIsReproducedByHwResourcesRtlAndRun) {
     EXPECT_TRUE(rep["feasibility"]["fits"].get<bool>()) << rep["feasibility"].dump();
     EXPECT_TRUE(rep["feasibility"]["closes_clock"].get<bool>()) << rep["feasibility"].dump();
     EXPECT_EQ(rep["feasibility"]["fmax_mhz"].get<double>(), best["fmax_mhz"].get<double>());
+    uint64_t cycles = 0;
+    for (const json& layer : rep["layers"]) {
+      const std::string op = layer["op"].get<std::string>();
+      if (layer["placement"] == "vta" && (op.rfind("conv2d", 0) == 0 || op.rfind("group_conv2d", 0) == 0 || op == "dense")) {
+        cycles += layer["cycles"].get<uint64_t>();
+      }
+    }
+    EXPECT_EQ(cycles, best["cycles"].get<uint64_t>());
   }
   fs::remove_all(dir);
 }
+
+INSTANTIATE_TEST_SUITE_P(Models, DesignFile, ::testing::Values("models/vgg7_fmnist.onnx", "build/models/resnet18.onnx"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           return p.param.find("resnet") != std::string::npos ? std::string("ResNet18")
+                                                                              : std::string("Vgg7");
+                         });
 
 }  // namespace
 }  // namespace tauvta
