@@ -104,6 +104,18 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
     searcher->report(prior);
   }
 
+  // One measured trial's bookkeeping, the same for given schedules and searched ones: its GOPS
+  // (0 when it failed), the best measurement and the cycles that bound later candidates.
+  auto take = [&](size_t point, const Measurement& mi) {
+    if (!mi.ok()) ++r.errors;
+    const double gops = mi.ok() ? mi.gops : 0;
+    gops_of[point] = gops;
+    if (mi.ok() && gops > best) r.best_measure = mi;
+    if (mi.ok() && (best_cycles == 0 || mi.cycles < best_cycles)) best_cycles = mi.cycles;
+    record_trial(point, gops);
+    return gops;
+  };
+
   // What the tuner was given is measured first, as trials: the default heuristic and the records
   // of this workload on this config it was handed. The best of a tuning is then never slower than
   // where it started (AutoTVM's transfer from TopHub likewise measures the records it starts from).
@@ -140,12 +152,7 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
       std::vector<TrialResult> told;
       for (size_t i = 0; i < points.size(); ++i) {
         const Measurement& mi = ms[i];
-        if (!mi.ok()) ++r.errors;
-        const double gops = mi.ok() ? mi.gops : 0;
-        gops_of[points[i]] = gops;
-        if (mi.ok() && gops > best) r.best_measure = mi;
-        if (mi.ok() && (best_cycles == 0 || mi.cycles < best_cycles)) best_cycles = mi.cycles;
-        record_trial(points[i], gops);
+        const double gops = take(points[i], mi);
         if (log) {
           const nlohmann::json extra = {{"tuner", searcher->name()}, {"trial", r.trials}, {"task", task.name},
                                         {"given", why[i]}};
@@ -189,13 +196,8 @@ TaskResult tune_task(const TuneTask& task, const TuneOptions& o, Measurer& m, Tr
     std::vector<TrialResult> told;
     for (size_t i = 0; i < points.size(); ++i) {
       const Measurement& mi = ms[i];
-      if (!mi.ok()) ++r.errors;
       if (mi.error_no == kRunTimeout) ++r.stopped;
-      const double gops = mi.ok() ? mi.gops : 0;
-      gops_of[points[i]] = gops;
-      if (mi.ok() && gops > best) r.best_measure = mi;
-      if (mi.ok() && (best_cycles == 0 || mi.cycles < best_cycles)) best_cycles = mi.cycles;
-      record_trial(points[i], gops);
+      const double gops = take(points[i], mi);
       if (mi.ok()) {
         // Reservoir sample of the successful trials for the functional check.
         ++successes;
