@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/artifact.h"
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
-#include "cli/progress.h"
+#include "common/progress.h"
 #include "cli/model_args.h"
 #include "common/error.h"
 #include "io/tensor_files.h"
@@ -20,7 +22,7 @@ namespace tauvta::cli {
 namespace {
 
 struct AccuracyArgs {
-  ModelArgs model;
+  model::ModelSource model;
   std::string images, labels, report;
   int64_t limit = -1;
   int64_t batch = 100;
@@ -41,7 +43,7 @@ void progress_bar(int64_t done, int64_t total) {
 // integer reference the accelerator equals; its float graph, when it kept one, the float reference.
 void run_accuracy_on_artifact(const AccuracyArgs& a, const graph::Tensor& images, const graph::Tensor& labels,
                               model::AccuracyOptions ao) {
-  if (has_config(a.model)) {
+  if (model::has_config(a.model)) {
     throw Error(fmt::format("accuracy: {} is compiled for its own config; --config does not apply to it", a.model.model));
   }
   const backend::CompiledNetwork net = backend::load_network(a.model.model);
@@ -88,8 +90,8 @@ void run_accuracy(const AccuracyArgs& a) {
     run_accuracy_on_artifact(a, images, labels, ao);
     return;
   }
-  model::LoadOptions o = load_options(a.model, a.use_int);
-  const model::LoadedModel m = load_for_cli(a.model, o);
+  model::LoadOptions o = model::load_options(a.model, a.use_int);
+  const model::LoadedModel m = model::load_source(a.model, o);
   const model::AccuracyResult r = model::evaluate_accuracy(m.graph(), images, labels, ao);
 
   std::cout << fmt::format("top-1 accuracy {:.4f} ({}/{} images), {} reference{}, {:.1f} s ({:.0f} images/s)\n",
@@ -99,7 +101,7 @@ void run_accuracy(const AccuracyArgs& a) {
   const std::string flag = model::accuracy_warning(r.accuracy, model::classifier_classes(m.graph()));
   if (!flag.empty()) std::cout << flag << "\n";
   if (!a.report.empty()) {
-    nlohmann::json j = model_report(a.model, o, m);
+    nlohmann::json j = model::source_report(a.model, o, m);
     j["mode"] = a.use_int ? "int" : "float";
     j["images"] = a.images;
     j["labels"] = a.labels;

@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "hw/disasm.h"
@@ -27,7 +29,7 @@ void add_asm_command(CLI::App& app) {
   cmd->add_option("--config", opts->config, "Hardware config (default: built-in Pynq)");
   cmd->add_flag("--force", opts->force, "Overwrite existing output files");
   cmd->callback([opts] {
-    const hw::HwConfig config = load_config(opts->config);
+    const hw::HwConfig config = hw::load_config(opts->config);
     const hw::IsaLayout layout(config);
     const hw::Assembled a = hw::assemble(layout, read_text(opts->text), opts->text);
     if (!a.uops.empty() && opts->uops_out.empty()) {
@@ -36,10 +38,10 @@ void add_asm_command(CLI::App& app) {
     }
     // Check every output before writing any, so a refusal leaves nothing half-written.
     for (const std::string& path : {opts->out, opts->uops_out}) check_can_write(path, opts->force);
-    write_binary(opts->out, program_bytes(a.insns), opts->force);
+    write_binary(opts->out, hw::program_bytes(a.insns), opts->force);
     std::cout << fmt::format("{}: {} instructions", opts->out, a.insns.size());
     if (!opts->uops_out.empty()) {
-      write_binary(opts->uops_out, uop_bytes(a.uops), opts->force);
+      write_binary(opts->uops_out, hw::uop_bytes(a.uops), opts->force);
       std::cout << fmt::format(", {}: {} micro-ops", opts->uops_out, a.uops.size());
     }
     std::cout << "\n";

@@ -7,8 +7,11 @@
 #include <fmt/format.h>
 
 #include "backend/artifact.h"
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
+#include "cli/model_args.h"
 #include "cli/network_args.h"
 #include "common/error.h"
 
@@ -16,8 +19,8 @@ namespace tauvta::cli {
 namespace {
 
 struct CompileArgs {
-  ModelArgs model;
-  NetworkArgs network;
+  model::ModelSource model;
+  backend::NetworkRequest network;
   std::string output;
 };
 
@@ -25,9 +28,9 @@ void run_compile(const CompileArgs& a) {
   if (a.output.empty()) throw Error("compile: give the output file with -o MODEL.tauvta");
   check_can_write(a.output, a.model.force);
   if (backend::is_network_artifact(a.model.model)) throw Error(fmt::format("{} is already compiled", a.model.model));
-  const BuiltNetwork b = build_network(a.model, a.network);
+  const backend::BuiltNetwork b = backend::build_network(a.model, a.network);
   const backend::CompiledNetwork& net = b.net;
-  std::string s = placement_table(net);
+  std::string s = backend::placement_table(net);
   s += fmt::format("\n{} layers ({} on the accelerator), {} instructions in {} streams, {:.1f} MB of DRAM image; "
                    "compiled for {} at batch {} in {:.3f} s\n",
                    net.layers.size(), net.vta_layers(), net.program.num_insns(), net.program.streams.size(),

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "hw/isa_docs.h"
 #include "hw/isa_layout.h"
@@ -82,7 +84,7 @@ void add_config_command(CLI::App& app) {
   show->add_option("FILE", opts->file, "vta_config.json-style file (default: built-in Pynq)");
   show->add_flag("--json", opts->json, "Print the fully resolved configuration as JSON");
   show->callback([opts] {
-    const hw::HwConfig c = load_config(opts->file);
+    const hw::HwConfig c = hw::load_config(opts->file);
     if (opts->json) {
       std::cout << c.to_json().dump(2) << "\n";
     } else {

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "backend/artifact.h"
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "hw/disasm.h"
@@ -46,14 +48,14 @@ void add_disasm_command(CLI::App& app) {
       std::cout << out;
       return;
     }
-    const hw::HwConfig config = load_config(opts->config);
+    const hw::HwConfig config = hw::load_config(opts->config);
     const hw::IsaLayout layout(config);
-    const std::vector<hw::RawInsn> program = read_program(opts->program);
+    const std::vector<hw::RawInsn> program = hw::read_program(opts->program);
     std::string out = fmt::format("# {}: {} instructions, config {}\n", opts->program,
                                   program.size(), config.name());
     out += hw::disassemble_program(layout, program);
     if (!opts->uops.empty()) {
-      const std::vector<uint32_t> uops = read_uops(opts->uops);
+      const std::vector<uint32_t> uops = hw::read_uops(opts->uops);
       const bool gemm = opts->uop_kind == "gemm";
       out += fmt::format("# {}: {} micro-ops ({})\n", opts->uops, uops.size(), opts->uop_kind);
       for (size_t k = 0; k < uops.size(); ++k) {

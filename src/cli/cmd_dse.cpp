@@ -13,13 +13,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "cli/dse_command.h"
 #include "cli/dse_setup.h"
-#include "cli/html_output.h"
+#include "report/html_file.h"
 #include "cli/model_args.h"
-#include "cli/progress.h"
+#include "common/progress.h"
 #include "cli/slurm_args.h"
 #include "common/error.h"
 #include "dse/dse_report.h"
@@ -176,7 +178,7 @@ nlohmann::json dse_command(const DseArgs& a, std::ostream& out) {
     page.config = eo.board.to_json();  // the board's memory side every design shares
     page.report = summary;
     page.extra = {{"evaluations", read_evaluations(a.out, 20000)}};
-    write_html_report(a.html, std::move(page), a.model.force);
+    report::write_html_report(a.html, std::move(page), a.model.force);
     out << fmt::format("html: {}\n", a.html);
   }
   return summary;

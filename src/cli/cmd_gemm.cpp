@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "runtime/device.h"
@@ -33,7 +35,7 @@ struct GemmArgs {
 };
 
 void run_gemm(const GemmArgs& a) {
-  const hw::HwConfig config = load_config(a.config);
+  const hw::HwConfig config = hw::load_config(a.config);
   const runtime::GemmShape shape{a.m, a.k, a.n};
   check_can_write(a.report, a.force);
   runtime::GemmRunOptions opts;

@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "cli/hw_resources.h"
 #include "cli/rtl_option_args.h"
@@ -183,7 +185,7 @@ void add_hw_command(CLI::App& app) {
   add_rtl_option_args(res, o->rtl);
   res->callback([o] {
     HwResourcesArgs a;
-    a.config = load_config(o->config);
+    a.config = hw::load_config(o->config);
     a.device = o->device;
     a.rtl = o->rtl;
     a.max_util = o->max_util;

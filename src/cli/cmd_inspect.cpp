@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "cpu/float_executor.h"
@@ -81,7 +83,7 @@ nlohmann::json shape_json(const graph::Graph& g, const std::string& name) {
 void run_inspect(const InspectArgs& a) {
   check_can_write(a.json, a.force);
   if (a.batch && *a.batch < 1) throw Error(fmt::format("--batch {}: must be at least 1", *a.batch));
-  apply_tensor_limit(a.max_tensor_mib);
+  model::apply_tensor_limit(a.max_tensor_mib);
   graph::Graph g = graph::import_onnx(a.model);
   if (a.batch) g = model::set_batch(std::move(g), *a.batch);
   const size_t imported_nodes = g.nodes.size();
@@ -123,17 +125,17 @@ void run_inspect(const InspectArgs& a) {
   out += fmt::format("\ntotal   {} nodes, {} MACs ({}), {} parameters ({})\n", g.nodes.size(), human(stats.total_macs),
                      stats.total_macs, human(stats.total_params), stats.total_params);
   if (a.ir) out += "\n" + graph::print_graph(g);
-  std::optional<BuiltNetwork> built;
+  std::optional<backend::BuiltNetwork> built;
   if (a.placement) {
-    ModelArgs m;
+    model::ModelSource m;
     m.model = a.model;
     m.config = a.config;
     m.calibrate = a.calibrate;
     m.max_tensor_mib = a.max_tensor_mib;
-    NetworkArgs n;
+    backend::NetworkRequest n;
     n.batch = a.batch;
-    built = build_network(m, n);
-    out += fmt::format("\nplacement on {}\n{}", built->net.config.name(), placement_table(built->net));
+    built = backend::build_network(m, n);
+    out += fmt::format("\nplacement on {}\n{}", built->net.config.name(), backend::placement_table(built->net));
   }
   std::cout << out;
 
@@ -163,7 +165,7 @@ void run_inspect(const InspectArgs& a) {
     j["total_macs"] = stats.total_macs;
     j["total_params"] = stats.total_params;
     if (built) {
-      j["placement"] = placement_json(built->net);
+      j["placement"] = backend::placement_json(built->net);
       j["config"] = built->net.config.to_json();
     }
     write_text(a.json, j.dump(2) + "\n", a.force);

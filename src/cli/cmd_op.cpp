@@ -15,7 +15,9 @@
 #include "fpga/feasibility.h"
 #include "tune/task.h"
 #include "backend/op_runner.h"
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "cli/op_log.h"
 #include "common/error.h"
@@ -143,16 +145,16 @@ void run_op_command(const OpArgs& a) {
     }
     const std::optional<lower::TuningRecord> r = lower::parse_tuning_record(j, "--record", 1);
     if (!r) throw Error("--record: not a VTA record (its target has no -device=vta or its task is not a VTA task)");
-    config = a.config.empty() ? hw::HwConfig::from_name(r->model) : load_config(a.config);
+    config = a.config.empty() ? hw::HwConfig::from_name(r->model) : hw::load_config(a.config);
     w = r->workload;
     s = lower::record_schedule(*r, config, &notes);
     recorded_seconds = lower::record_seconds(*r);
     source = fmt::format("record: {} on {}", lower::op_kind_task(w.kind), r->model);
   } else {
     if (a.op.empty()) throw Error("op: give the operator (conv2d, dense, group_conv2d, conv2d_transpose) or --record");
-    config = load_config(a.config);
+    config = hw::load_config(a.config);
   }
-  if (const nlohmann::json t = load_timing_override(a.timing); !t.is_null()) config = config.with_timing(t, "--timing");
+  if (const nlohmann::json t = hw::load_timing_override(a.timing); !t.is_null()) config = config.with_timing(t, "--timing");
   if (a.record.empty()) {
     w = workload_of(a);
     w.validate();

@@ -15,9 +15,11 @@
 #include "backend/artifact.h"
 #include "backend/network_accuracy.h"
 #include "backend/network_formats.h"
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
-#include "cli/html_output.h"
+#include "report/html_file.h"
 #include "cli/precision_command.h"
 #include "cli/model_args.h"
 #include "common/error.h"
@@ -54,15 +56,15 @@ json slots_json(const std::vector<precision::FormatSlot>& slots, const backend::
 
 }  // namespace
 
-json precision_show_command(const ModelArgs& a, std::ostream& out) {
+json precision_show_command(const model::ModelSource& a, std::ostream& out) {
   json j;
   if (backend::is_network_artifact(a.model)) {
     const backend::CompiledNetwork net = backend::load_network(a.model);
     out << fmt::format("{}: {} ({}-bit words)\n", a.model, net.config.name(), net.config.inp_width());
     j = {{"model", a.model}, {"config", net.config.to_json()}, {"slots", slots_json(precision::format_slots(net), net)}};
   } else {
-    model::LoadOptions o = load_options(a, true);
-    const model::LoadedModel m = load_for_cli(a, o);
+    model::LoadOptions o = model::load_options(a, true);
+    const model::LoadedModel m = model::load_source(a, o);
     const backend::CompiledNetwork net = backend::compile_network(m.quant.graph, o.config);
     out << fmt::format("{}: quantized for {} ({}-bit words)\n", a.model, o.config.name(), o.config.inp_width());
     j = {{"model", a.model}, {"config", o.config.to_json()}, {"slots", slots_json(precision::format_slots(m.quant, &net), net)}};
@@ -226,8 +228,8 @@ json precision_tune_command(const PrecisionTuneArgs& a, std::ostream& out) {
   }
   const int64_t holdout = a.holdout < 0 ? n - a.tune_images : std::min(a.holdout, n - a.tune_images);
 
-  model::LoadOptions lo = load_options(a.model, true);
-  const model::LoadedModel m = load_for_cli(a.model, lo);
+  model::LoadOptions lo = model::load_options(a.model, true);
+  const model::LoadedModel m = model::load_source(a.model, lo);
   precision::EvaluatorSettings es;
   es.batch = a.batch;
   es.boards = a.boards > 0 ? a.boards : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -316,7 +318,7 @@ json precision_tune_command(const PrecisionTuneArgs& a, std::ostream& out) {
     j["action"] = s.action;
     js.push_back(std::move(j));
   }
-  json result = model_report(a.model, lo, m);
+  json result = model::source_report(a.model, lo, m);
   result["mode"] = a.mode;
   result["start"] = a.start;
   result["threshold"] = a.threshold;
@@ -347,7 +349,7 @@ json precision_tune_command(const PrecisionTuneArgs& a, std::ostream& out) {
     page.config = lo.config.to_json();
     page.report = result;
     page.extra = {{"bits", bits}};
-    write_html_report(a.html, std::move(page), a.model.force);
+    report::write_html_report(a.html, std::move(page), a.model.force);
     out << fmt::format("html: {}\n", a.html);
   }
   return result;
@@ -360,7 +362,7 @@ namespace {
 void add_precision_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("precision", "Per-layer fixed-point formats: show them, tune them on the simulated accelerator");
   cmd->require_subcommand(1);
-  auto show = std::make_shared<ModelArgs>();
+  auto show = std::make_shared<model::ModelSource>();
   CLI::App* s = cmd->add_subcommand("show", "Every layer's output format (Qx.y) of a model quantized for a config, or of a .tauvta");
   add_model_args(s, *show);
   s->callback([show] { precision_show_command(*show, std::cout); });

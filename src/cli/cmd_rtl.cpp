@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "cli/rtl_option_args.h"
 #include "fpga/design_options.h"
@@ -40,7 +42,7 @@ void add_rtl_command(CLI::App& app) {
   cmd->callback([o] {
     // The config's IMPLEMENTATION, with any option given replacing its key: the datapath the
     // exploration and `hw resources` price for the same file.
-    const hw::HwConfig c = apply_rtl_option_args(o->rtl, load_config(o->config));
+    const hw::HwConfig c = apply_rtl_option_args(o->rtl, hw::load_config(o->config));
     const fpga::Device& device = fpga::device_of(c, o->device);
     const rtl::RtlOptions opts = fpga::rtl_options(c, device);
     const rtl::RtlDesign d = rtl::generate_rtl(c, opts);

@@ -8,10 +8,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "cli/model_args.h"
-#include "cli/model_inputs.h"
+#include "model/model_inputs.h"
 #include "cli/run_accelerator.h"
 #include "common/error.h"
 #include "cpu/int_executor.h"
@@ -22,13 +24,13 @@ namespace tauvta::cli {
 namespace {
 
 struct RunArgs {
-  ModelArgs model;
+  model::ModelSource model;
   std::vector<std::string> inputs;
   std::string output_dir, report;
   bool use_float = false, use_int = false, compare = false;
   int threads = 0;
   // The accelerator (default mode).
-  NetworkArgs network;
+  backend::NetworkRequest network;
   std::string csv, images, labels, html;
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, quiet = false;
@@ -88,9 +90,9 @@ void run_run(const RunArgs& a) {
   }
   if (a.compare && !a.use_int) throw Error("run: --compare-float compares the integer reference; add --int");
   check_can_write(a.report, a.model.force);
-  model::LoadOptions o = load_options(a.model, a.use_int);
-  const model::LoadedModel m = load_for_cli(a.model, o);
-  const cpu::TensorMap inputs = read_input_files(a.inputs, m.float_graph);
+  model::LoadOptions o = model::load_options(a.model, a.use_int);
+  const model::LoadedModel m = model::load_source(a.model, o);
+  const cpu::TensorMap inputs = model::read_input_files(a.inputs, m.float_graph);
   std::vector<std::string> times;
   for (const model::PassTiming& t : m.timings) times.push_back(fmt::format("{} {:.3f} s", t.pass, t.seconds));
   std::cout << fmt::format("pipeline: {}\n", fmt::join(times, ", "));
@@ -104,7 +106,7 @@ void run_run(const RunArgs& a) {
   cpu::IntRunOptions io_opts;
   io_opts.threads = a.threads;
   cpu::TensorMap outputs;
-  nlohmann::json report = model_report(a.model, o, m);
+  nlohmann::json report = model::source_report(a.model, o, m);
   const auto t0 = std::chrono::steady_clock::now();
   if (a.compare) {
     cpu::TensorMap float_outputs;

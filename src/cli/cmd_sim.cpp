@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "sim/simulator.h"
@@ -43,8 +45,8 @@ uint64_t parse_number(const std::string& text, const std::string& what) {
 }
 
 void run_sim(const SimArgs& a) {
-  const hw::HwConfig config = load_config(a.config);
-  const std::vector<hw::RawInsn> program = read_program(a.insns);
+  const hw::HwConfig config = hw::load_config(a.config);
+  const std::vector<hw::RawInsn> program = hw::read_program(a.insns);
   sim::Dram dram(a.dram_size);
   for (const std::string& m : a.mems) {
     const size_t eq = m.find('=');

@@ -19,12 +19,15 @@
 #include "backend/artifact.h"
 #include "backend/network_report.h"
 #include "backend/network_runner.h"
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "cli/commands.h"
-#include "cli/html_output.h"
+#include "cli/model_args.h"
+#include "report/html_file.h"
 #include "cli/network_args.h"
 #include "cli/tune_command.h"
-#include "cli/progress.h"
+#include "common/progress.h"
 #include "cli/slurm_args.h"
 #include "common/error.h"
 #include "tune/task.h"
@@ -141,16 +144,16 @@ tune::TuneOptions resolved_tune_options(const TuneArgs& a) {
 TuneTasks make_tune_tasks(const TuneArgs& a) {
   TuneTasks t;
   if (!a.workload.empty()) {
-    t.config = model_config(a.model);
+    t.config = model::source_config(a.model);
     t.tasks.push_back(tune::workload_task(t.config, tune::parse_workload_spec(a.workload)));
   } else {
     if (backend::is_network_artifact(a.model.model)) {
       throw Error(fmt::format("{}: tune takes the ONNX model (a compiled artifact keeps no workloads' layers to time)",
                               a.model.model));
     }
-    NetworkArgs n;
+    backend::NetworkRequest n;
     n.batch = a.batch;
-    t.built = build_network(a.model, n);
+    t.built = backend::build_network(a.model, n);
     t.config = t.built->net.config;
     t.tasks = tune::extract_tasks(t.built->net);
     t.report = t.built->report;
@@ -182,7 +185,7 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
 
   TuneTasks setup = make_tune_tasks(a);
   nlohmann::json report = std::move(setup.report);
-  std::optional<BuiltNetwork>& built = setup.built;
+  std::optional<backend::BuiltNetwork>& built = setup.built;
   const std::vector<tune::TuneTask>& tasks = setup.tasks;
   const hw::HwConfig& c = setup.config;
   if (a.slurm) tune_on_slurm(a, setup, out);
@@ -304,7 +307,7 @@ nlohmann::json tune_command(const TuneArgs& a, std::ostream& out) {
     page.title = fmt::format("tauvta tune: {} on {}", a.workload.empty() ? a.model.model : a.workload, c.name());
     page.config = c.to_json();
     page.report = report;
-    write_html_report(a.html, std::move(page), a.model.force);
+    report::write_html_report(a.html, std::move(page), a.model.force);
     out << fmt::format("html: {}\n", a.html);
   }
   return report;

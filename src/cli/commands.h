@@ -16,11 +16,6 @@ using AddCommand = std::function<void(CLI::App&)>;
 // name -> function adding that subcommand.
 std::map<std::string, AddCommand>& command_registry();
 
-// The command line as typed (main sets it once; HTML reports show it). Arguments with spaces or
-// shell characters are quoted so the line can be pasted back.
-void set_invocation(int argc, const char* const* argv);
-const std::string& invocation();
-
 // Thrown by a command that printed its result but must end with a non-zero exit code that is not
 // an error (`hw resources` on a design that fits none of the devices: 3). main() returns `code`.
 struct ExitStatus {

@@ -15,7 +15,7 @@
 namespace tauvta::cli {
 
 struct DseArgs {
-  ModelArgs model;
+  model::ModelSource model;
   std::string workload;
   std::string device = "pynq-z1";
   std::string precisions = "8,4,2,1";

@@ -18,6 +18,7 @@
 #include "common/atomic_file.h"
 #include "common/elapsed.h"
 #include "common/error.h"
+#include "common/source_dir.h"
 #include "dse/result_cache.h"
 
 namespace tauvta::cli {
@@ -43,9 +44,9 @@ std::vector<int> parse_precisions(const std::string& text) {
 
 // The board's memory side: --config, else the device's preset.
 hw::HwConfig board_config(const DseArgs& a, const fpga::Device& d) {
-  if (has_config(a.model)) return model_config(a.model);
+  if (model::has_config(a.model)) return model::source_config(a.model);
   if (std::string(d.name) == "pynq-z1") return hw::HwConfig{};
-  return hw::HwConfig::load(std::string(TAUVTA_SOURCE_DIR) + "/configs/" + d.name + ".json");
+  return hw::HwConfig::load((source_dir() / "configs" / (std::string(d.name) + ".json")).string());
 }
 
 // An environment variable as a non-negative integer (-1: unset or not a number).
@@ -78,7 +79,7 @@ DseSetup make_dse_setup(const DseArgs& a) {
   if (!a.workload.empty()) {
     s.workload = std::make_unique<dse::DseWorkload>(a.workload);
   } else {
-    s.workload = std::make_unique<dse::DseWorkload>(a.model.model, load_options(a.model, true));
+    s.workload = std::make_unique<dse::DseWorkload>(a.model.model, model::load_options(a.model, true));
   }
   s.evaluator.board = board_config(a, *s.device);
   s.evaluator.seed = a.strategy.seed;
@@ -89,7 +90,7 @@ DseSetup make_dse_setup(const DseArgs& a) {
 
 nlohmann::json dse_job_spec(const DseArgs& a) {
   const dse::StrategyOptions& st = a.strategy;
-  return {{"model", model_args_spec(a.model)},
+  return {{"model", model::source_spec(a.model)},
           {"workload", a.workload},
           {"device", a.device},
           {"precisions", a.precisions},
@@ -102,7 +103,7 @@ nlohmann::json dse_job_spec(const DseArgs& a) {
 
 DseArgs dse_args_from_job(const nlohmann::json& job) {
   DseArgs a;
-  a.model = model_args_from_spec(job.at("model"));
+  a.model = model::source_from_spec(job.at("model"));
   a.workload = job.at("workload").get<std::string>();
   a.device = job.at("device").get<std::string>();
   a.precisions = job.at("precisions").get<std::string>();

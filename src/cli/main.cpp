@@ -11,9 +11,10 @@
 #include "cli/usage_errors.h"
 #include "cli/version_info.h"
 #include "common/error.h"
+#include "report/html_file.h"
 
 int main(int argc, char** argv) {
-  tauvta::cli::set_invocation(argc, argv);
+  tauvta::report::set_command_line(argc, argv);
   CLI::App app{"tauvta: a VTA-compatible tensor accelerator toolkit"};
   app.require_subcommand(1);
   app.set_version_flag("--version", tauvta::cli::version_text, "Print the version, the build and this CPU's SIMD paths");

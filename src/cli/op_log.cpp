@@ -11,9 +11,11 @@
 
 #include "backend/network_report.h"
 #include "backend/op_runner.h"
-#include "cli/cli_io.h"
-#include "cli/html_output.h"
-#include "cli/progress.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
+#include "report/html_file.h"
+#include "common/progress.h"
 #include "common/error.h"
 #include "lower/conv_plan.h"
 #include "lower/tuning_record.h"
@@ -39,11 +41,11 @@ nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& terminal) {
   const lower::TuningLog log = lower::read_tuning_log(a.log);
   if (log.records.empty()) throw Error(fmt::format("{}: no VTA records", a.log));
   std::map<std::string, hw::HwConfig> configs;  // the record's -model= name -> config
-  const nlohmann::json timing = load_timing_override(a.timing);
+  const nlohmann::json timing = hw::load_timing_override(a.timing);
   auto with_timing = [&](const hw::HwConfig& c) { return timing.is_null() ? c : c.with_timing(timing, "--timing"); };
   // A bad key or value is the command's error, said once, not every record's.
-  if (!timing.is_null()) (void)with_timing(a.config.empty() ? hw::HwConfig::from_name(log.records.front().model) : load_config(a.config));
-  const std::optional<hw::HwConfig> fixed = a.config.empty() ? std::nullopt : std::optional(with_timing(load_config(a.config)));
+  if (!timing.is_null()) (void)with_timing(a.config.empty() ? hw::HwConfig::from_name(log.records.front().model) : hw::load_config(a.config));
+  const std::optional<hw::HwConfig> fixed = a.config.empty() ? std::nullopt : std::optional(with_timing(hw::load_config(a.config)));
   backend::OpRunOptions o;
   o.timing_only = a.timing_only;
   o.check_hazards = a.check_hazards;
@@ -150,7 +152,7 @@ nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& terminal) {
     page.title = fmt::format("tauvta op --log {}: model vs board", a.log);
     page.config = configs.size() == 1 ? configs.begin()->second.to_json() : nlohmann::json(nullptr);
     page.report = j;
-    write_html_report(a.html, std::move(page), a.force);
+    report::write_html_report(a.html, std::move(page), a.force);
   }
   if (failed) throw Error(fmt::format("{} of {} records failed (see the table)", failed, rows.size()));
   return j;

@@ -15,7 +15,7 @@
 namespace tauvta::cli {
 
 struct PrecisionTuneArgs {
-  ModelArgs model;
+  model::ModelSource model;
   std::string images, labels, out, html, start = "calibrated", mode = "otune";
   double threshold = 1e-4, min_gain = 0;
   int limit = 64, radius = 2, boards = 0;
@@ -26,7 +26,7 @@ struct PrecisionTuneArgs {
 
 // `precision show`: every slot's format ({model, config, slots: [{index, value, node, op, bits,
 // format, frac_bits, on}]}) of a model quantized for a config, or of a .tauvta; the table to `out`.
-nlohmann::json precision_show_command(const ModelArgs& a, std::ostream& out);
+nlohmann::json precision_show_command(const model::ModelSource& a, std::ostream& out);
 
 struct PrecisionSetArgs {
   std::string artifact, out;

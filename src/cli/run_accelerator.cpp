@@ -11,10 +11,12 @@
 #include "backend/network_accuracy.h"
 #include "backend/network_report.h"
 #include "backend/network_runner.h"
-#include "cli/cli_io.h"
-#include "cli/html_output.h"
-#include "cli/model_inputs.h"
-#include "cli/progress.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
+#include "report/html_file.h"
+#include "model/model_inputs.h"
+#include "common/progress.h"
 #include "common/error.h"
 #include "cpu/int_executor.h"
 #include "io/tensor_files.h"
@@ -115,7 +117,7 @@ void run_on_accelerator(AcceleratorRunArgs a) {
   if (!inst.empty() && a.timing_only) throw Error("run: --timing-only computes no values for --instrument to observe");
   if (!a.instruments.trace_out.empty()) check_can_write(std::filesystem::path(a.instruments.trace_out) / "instruments.json", a.model.force);
   std::unique_ptr<backend::NetworkInstruments> observed;
-  const BuiltNetwork b = build_network(a.model, a.network);
+  const backend::BuiltNetwork b = backend::build_network(a.model, a.network);
   const backend::CompiledNetwork& net = b.net;
   nlohmann::json report = b.report;
   backend::NetworkRun run;
@@ -153,7 +155,7 @@ void run_on_accelerator(AcceleratorRunArgs a) {
       throw Error(fmt::format("{} images' accelerator outputs differ from the integer reference", acc.mismatched_images));
     }
   } else {
-    const cpu::TensorMap inputs = read_input_files(a.inputs, net.graph);
+    const cpu::TensorMap inputs = model::read_input_files(a.inputs, net.graph);
     backend::NetworkRunner runner(net);
     backend::NetworkRunOptions o;
     o.check_hazards = a.check_hazards;
@@ -217,8 +219,8 @@ void run_on_accelerator(AcceleratorRunArgs a) {
     page.title = fmt::format("tauvta run: {} on {}", a.model.model, net.config.name());
     page.config = net.config.to_json();
     page.report = j;
-    page.extra = roofline_extra(net.config);
-    write_html_report(a.html, std::move(page), a.model.force);
+    page.extra = hw::roofline_json(net.config);
+    report::write_html_report(a.html, std::move(page), a.model.force);
   }
   if (!run.total.hazards.empty()) throw Error(fmt::format("{} hazard(s) found", run.total.hazards.size()));
 }

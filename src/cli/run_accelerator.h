@@ -28,8 +28,8 @@ void add_instrument_args(CLI::App* cmd, InstrumentArgs& a);
 backend::InstrumentRequest instrument_request(const InstrumentArgs& a);  // throws on a bad spec
 
 struct AcceleratorRunArgs {
-  ModelArgs model;
-  NetworkArgs network;
+  model::ModelSource model;
+  backend::NetworkRequest network;
   std::vector<std::string> inputs;
   std::string output_dir, report, csv, images, labels, html;
   int64_t limit = -1;

@@ -18,7 +18,7 @@
 namespace tauvta::cli {
 
 struct TuneArgs {
-  ModelArgs model;
+  model::ModelSource model;
   std::optional<int64_t> batch;  // unset: the batch the model declares
   std::string workload, log, csv, report, html, transfer, tasks, objective = "rank";
   tune::TuneOptions options;
@@ -36,7 +36,7 @@ tune::TuneOptions resolved_tune_options(const TuneArgs& a);
 struct TuneTasks {
   hw::HwConfig config;
   std::vector<tune::TuneTask> tasks;
-  std::optional<BuiltNetwork> built;  // for a model: the compiled network (end-to-end timing)
+  std::optional<backend::BuiltNetwork> built;  // for a model: the compiled network (end-to-end timing)
   nlohmann::json report;              // the model's report fields
 };
 TuneTasks make_tune_tasks(const TuneArgs& a);

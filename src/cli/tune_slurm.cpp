@@ -41,7 +41,7 @@ std::string whole_file(const fs::path& p) {
 
 nlohmann::json tune_job_spec(const TuneArgs& a) {
   const tune::TuneOptions& o = a.options;
-  return {{"model", model_args_spec(a.model)},
+  return {{"model", model::source_spec(a.model)},
           {"batch", a.batch ? nlohmann::json(*a.batch) : nlohmann::json()},
           {"workload", a.workload},
           {"log", fs::absolute(a.log).string()},
@@ -62,7 +62,7 @@ nlohmann::json tune_job_spec(const TuneArgs& a) {
 
 TuneArgs tune_args_from_job(const nlohmann::json& j) {
   TuneArgs a;
-  a.model = model_args_from_spec(j.at("model"));
+  a.model = model::source_from_spec(j.at("model"));
   if (!j.at("batch").is_null()) a.batch = j.at("batch").get<int64_t>();
   a.workload = j.at("workload").get<std::string>();
   a.log = j.at("log").get<std::string>();

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
-#include "cli/cli_io.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
 #include "common/error.h"
 #include "hw/hw_config.h"
 #include "python/bindings.h"
@@ -75,7 +77,7 @@ hw::HwConfig config_arg(const py::handle& config) {
   if (config.is_none()) return hw::HwConfig{};
   if (py::isinstance<hw::HwConfig>(config)) return config.cast<hw::HwConfig>();
   if (py::isinstance<py::dict>(config)) return hw::HwConfig::from_json(from_python(config), "config dict");
-  return cli::load_config(py::str(config).cast<std::string>());  // a path or a VTA config name
+  return hw::load_config(py::str(config).cast<std::string>());  // a path or a VTA config name
 }
 
 void bind_config(py::module_& m) {
@@ -90,7 +92,7 @@ void bind_config(py::module_& m) {
       .def_static("from_dict", [](const py::dict& d) { return hw::HwConfig::from_json(from_python(d), "dict"); })
       .def("save",
            [](const hw::HwConfig& c, const std::string& path, bool force) {
-             cli::write_text(path, c.to_json().dump(2) + "\n", force);
+             write_text(path, c.to_json().dump(2) + "\n", force);
            },
            py::arg("path"), py::arg("force") = false, "Write the fully resolved config (refuses to replace a file unless force)")
       .def("validate", [](const hw::HwConfig& c) { c.validate(); }, "Raise tauvta.Error naming the first bad field")

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/model_inputs.h"
+#include "model/model_inputs.h"
 #include "common/error.h"
 
 namespace tauvta::python {
@@ -114,15 +114,15 @@ cpu::TensorMap inputs_from_python(const py::handle& inputs, const graph::Graph& 
   if (py::isinstance<py::dict>(inputs)) {
     for (const auto& [k, v] : inputs.cast<py::dict>()) {
       const std::string name = py::str(k).cast<std::string>();
-      in[name] = cli::fit_input(g, name, from_numpy(v, fmt::format("input '{}'", name)));
+      in[name] = model::fit_input(g, name, from_numpy(v, fmt::format("input '{}'", name)));
     }
   } else {
     if (g.inputs.size() != 1) {
       throw Error(fmt::format("the model has {} inputs; pass a dict {{name: array}}", g.inputs.size()));
     }
-    in[g.inputs[0]] = cli::fit_input(g, g.inputs[0], from_numpy(inputs, fmt::format("input '{}'", g.inputs[0])));
+    in[g.inputs[0]] = model::fit_input(g, g.inputs[0], from_numpy(inputs, fmt::format("input '{}'", g.inputs[0])));
   }
-  cli::check_inputs_given(g, in);
+  model::check_inputs_given(g, in);
   return in;
 }
 

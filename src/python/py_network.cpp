@@ -11,8 +11,10 @@
 #include "backend/artifact.h"
 #include "backend/network_report.h"
 #include "backend/network_runner.h"
-#include "cli/cli_io.h"
-#include "cli/html_output.h"
+#include "common/file_io.h"
+#include "hw/config_file.h"
+#include "hw/program_file.h"
+#include "report/html_file.h"
 #include "cli/network_args.h"
 #include "cli/run_accelerator.h"
 #include "common/error.h"
@@ -35,7 +37,7 @@ struct Board {
 // A compiled network and what building it noted; the source names it in reports and errors.
 // Lives in Python's holder from construction on, so the board's reference to `built.net` holds.
 struct Network {
-  cli::BuiltNetwork built;
+  backend::BuiltNetwork built;
   std::string source;
   std::unique_ptr<Board> board = std::make_unique<Board>();
 };
@@ -43,7 +45,7 @@ struct Network {
 Network compile_model(const std::string& model, const py::handle& config, const std::string& calibrate,
                       const std::string& tuning_log, std::optional<int64_t> batch, int64_t calib_samples,
                       const std::string& calib_stat, bool per_channel, const py::object& progress) {
-  cli::ModelArgs m;
+  model::ModelSource m;
   m.model = model;
   if (!config.is_none()) m.config_value = config_arg(config);
   m.calibrate = calibrate;
@@ -51,11 +53,11 @@ Network compile_model(const std::string& model, const py::handle& config, const 
   m.calib_stat = calib_stat;
   m.per_channel = per_channel;
   m.progress = line_progress(progress);
-  cli::NetworkArgs n;
+  backend::NetworkRequest n;
   n.tuning_log = tuning_log;
   n.batch = batch;
   Network net;
-  net.built = without_gil([&] { return cli::build_network(m, n); });
+  net.built = without_gil([&] { return backend::build_network(m, n); });
   net.source = model;
   return net;
 }
@@ -73,13 +75,13 @@ void write_run_page(const Network& n, const nlohmann::json& report, const std::s
   page.command = call;
   page.config = n.built.net.config.to_json();
   page.report = report;
-  page.extra = cli::roofline_extra(n.built.net.config);
-  cli::write_html_report(html, std::move(page), force);
+  page.extra = hw::roofline_json(n.built.net.config);
+  report::write_html_report(html, std::move(page), force);
 }
 
 py::tuple run_network(const Network& n, const py::handle& inputs, bool check_hazards, const std::string& html,
                       bool force) {
-  if (!html.empty()) cli::check_can_write(html, force);
+  if (!html.empty()) check_can_write(html, force);
   cpu::TensorMap in = inputs_from_python(inputs, n.built.net.graph);
   backend::NetworkRun run = without_gil([&] {
     std::lock_guard lock(n.board->mu);
@@ -97,7 +99,7 @@ py::tuple run_network(const Network& n, const py::handle& inputs, bool check_haz
 }
 
 py::object time_network(const Network& n, const std::string& html, bool force) {
-  if (!html.empty()) cli::check_can_write(html, force);
+  if (!html.empty()) check_can_write(html, force);
   const backend::NetworkRun run = without_gil([&] { return backend::time_network(n.built.net); });
   const nlohmann::json report = cli::run_report(n.built.net, run, n.built.report);
   if (!html.empty()) write_run_page(n, report, html, force, fmt::format("tauvta.compile('{}').time()", n.source));
@@ -136,7 +138,7 @@ void bind_network(py::module_& m) {
       .def_property_readonly("batch", [](const Network& n) { return n.built.batch; })
       .def_property_readonly("inputs", [](const Network& n) { return n.built.net.graph.inputs; })
       .def_property_readonly("outputs", [](const Network& n) { return n.built.net.graph.outputs; })
-      .def_property_readonly("placement", [](const Network& n) { return to_python(cli::placement_json(n.built.net)); },
+      .def_property_readonly("placement", [](const Network& n) { return to_python(backend::placement_json(n.built.net)); },
                              "Every layer: where it runs and why, its workload and schedule")
       .def_property_readonly("build_report", [](const Network& n) { return to_python(n.built.report); },
                              "Model, resolved config, pass times, quantization settings, tuning-log use")
@@ -144,7 +146,7 @@ void bind_network(py::module_& m) {
                              [](const Network& n) {
                                return n.built.model ? n.built.model->warnings : std::vector<std::string>{};
                              })
-      .def("placement_table", [](const Network& n) { return cli::placement_table(n.built.net); })
+      .def("placement_table", [](const Network& n) { return backend::placement_table(n.built.net); })
       .def("__repr__", [](const Network& n) {
         return fmt::format("<tauvta.Network {} on {}: {} layers, {} on the accelerator>", n.source,
                            n.built.net.config.name(), n.built.net.layers.size(), n.built.net.vta_layers());
@@ -152,14 +154,14 @@ void bind_network(py::module_& m) {
 
   m.def("compile", &compile_model, py::arg("model"), py::arg("config") = py::none(), py::arg("calibrate") = "",
         py::arg("tuning_log") = "", py::arg("batch") = py::none(),
-        py::arg("calib_samples") = cli::ModelArgs{}.calib_samples, py::arg("calib_stat") = cli::ModelArgs{}.calib_stat,
+        py::arg("calib_samples") = model::ModelSource{}.calib_samples, py::arg("calib_stat") = model::ModelSource{}.calib_stat,
         py::arg("per_channel") = false, py::arg("progress") = py::none(),
         "Quantize an ONNX model for a config (calibrating on an IDX/.npy file when given) and compile it; "
         "tuning_log: AutoTVM records whose best schedules are used. A .tauvta path is loaded instead.");
   m.def("load",
         [](const std::string& path, const py::handle& config) {
           if (!backend::is_network_artifact(path)) throw Error(fmt::format("{}: not a compiled network (.tauvta)", path));
-          const cli::ModelArgs defaults;
+          const model::ModelSource defaults;
           return compile_model(path, config, "", "", std::nullopt, defaults.calib_samples, defaults.calib_stat, false,
                                py::none());
         },

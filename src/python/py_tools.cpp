@@ -27,9 +27,9 @@ namespace tauvta::python {
 
 namespace {
 
-cli::ModelArgs model_args(const std::string& model, const py::handle& config, const std::string& calibrate,
-                          int64_t calib_samples = cli::ModelArgs{}.calib_samples) {
-  cli::ModelArgs m;
+model::ModelSource model_args(const std::string& model, const py::handle& config, const std::string& calibrate,
+                          int64_t calib_samples = model::ModelSource{}.calib_samples) {
+  model::ModelSource m;
   m.model = model;
   if (!config.is_none()) m.config_value = config_arg(config);
   m.calibrate = calibrate;
@@ -129,10 +129,10 @@ void bind_tools(py::module_& m) {
   m.def("precision_show",
         [](const std::string& model, const py::handle& config, const std::string& calibrate, int64_t calib_samples,
            bool verbose) {
-          const cli::ModelArgs a = model_args(model, config, calibrate, calib_samples);
+          const model::ModelSource a = model_args(model, config, calibrate, calib_samples);
           return command(verbose, [&](std::ostream& out) { return cli::precision_show_command(a, out); });
         },
-        py::arg("model"), py::arg("config") = py::none(), py::arg("calibrate") = "", py::arg("calib_samples") = cli::ModelArgs{}.calib_samples,
+        py::arg("model"), py::arg("config") = py::none(), py::arg("calibrate") = "", py::arg("calib_samples") = model::ModelSource{}.calib_samples,
         py::arg("verbose") = false, "Every layer's output format of a model quantized for a config, or of a .tauvta");
 
   m.def("precision_set",

@@ -8,7 +8,7 @@
 #include "cpu/float_executor.h"
 #include "graph/graph.h"
 
-namespace tauvta::cli {
+namespace tauvta::model {
 
 // `t` given for input `name`: cast to the declared dtype, and given a batch dimension of 1 when
 // it is one sample of a batched input. Throws naming the input the graph does not have.
@@ -20,4 +20,4 @@ void check_inputs_given(const graph::Graph& g, const cpu::TensorMap& in);
 // NAME=FILE (or FILE alone for a one-input model) specs: .npy or TensorProto .pb files.
 cpu::TensorMap read_input_files(const std::vector<std::string>& specs, const graph::Graph& g);
 
-}  // namespace tauvta::cli
+}  // namespace tauvta::model

@@ -1,4 +1,4 @@
-#include "cli/model_inputs.h"
+#include "model/model_inputs.h"
 
 #include <algorithm>
 
@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "io/tensor_files.h"
 
-namespace tauvta::cli {
+namespace tauvta::model {
 
 graph::Tensor fit_input(const graph::Graph& g, const std::string& name, graph::Tensor t) {
   if (std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end()) {
@@ -57,4 +57,4 @@ cpu::TensorMap read_input_files(const std::vector<std::string>& specs, const gra
   return in;
 }
 
-}  // namespace tauvta::cli
+}  // namespace tauvta::model

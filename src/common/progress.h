@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-namespace tauvta::cli {
+namespace tauvta {
 
 inline bool stderr_is_terminal() {
   static const bool tty = ::isatty(STDERR_FILENO) == 1;
@@ -23,4 +23,4 @@ inline void show_progress(const std::string& line, int64_t step, bool last, int6
   }
 }
 
-}  // namespace tauvta::cli
+}  // namespace tauvta

@@ -1,20 +1,17 @@
-// The --tuning-log option: AutoTVM/TopHub records -> per-workload schedules for the compiler. Only
-// records tuned for this config (by VTA config name) and measured without error count; per
-// workload the one with the lowest measured time wins, as AutoTVM's ApplyHistoryBest does.
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "cli/network_args.h"
+#include "backend/build_network.h"
 #include "common/error.h"
 #include "lower/conv_plan.h"
 #include "lower/tuning_record.h"
 
-namespace tauvta::cli {
+namespace tauvta::backend {
 
-backend::CompileOptions tuning_options(const std::string& path, const hw::HwConfig& c, nlohmann::json& report) {
-  backend::CompileOptions o;
+CompileOptions tuning_log_options(const std::string& path, const hw::HwConfig& c, nlohmann::json& report) {
+  CompileOptions o;
   if (path.empty()) return o;
   const lower::TuningLog log = lower::read_tuning_log(path);
   size_t matching = 0;
@@ -40,7 +37,7 @@ backend::CompileOptions tuning_options(const std::string& path, const hw::HwConf
     } catch (const Error&) {
       // The workload cannot run on this config at all; no layer will ask for it.
     }
-    o.schedules[w] = backend::ScheduleChoice{s, fmt::format("{} line {}", path, rec.second->line)};
+    o.schedules[w] = ScheduleChoice{s, fmt::format("{} line {}", path, rec.second->line)};
   }
   report["tuning_log"] = {{"path", path},
                           {"records", log.records.size()},
@@ -50,4 +47,4 @@ backend::CompileOptions tuning_options(const std::string& path, const hw::HwConf
   return o;
 }
 
-}  // namespace tauvta::cli
+}  // namespace tauvta::backend
