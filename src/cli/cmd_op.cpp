@@ -19,7 +19,7 @@
 #include "hw/config_file.h"
 #include "hw/program_file.h"
 #include "cli/commands.h"
-#include "cli/op_log.h"
+#include "backend/op_log_run.h"
 #include "common/error.h"
 #include "lower/conv_plan.h"
 #include "lower/tuning_record.h"
@@ -96,27 +96,6 @@ lower::ConvWorkload workload_of(const OpArgs& a) {
 
 }  // namespace
 
-nlohmann::json op_report_json(const hw::HwConfig& config, const lower::ConvWorkload& w, const std::string& source,
-                              const backend::OpRun& r, const std::vector<std::string>& notes, double recorded_seconds) {
-  nlohmann::json j = r.report.to_json(config);
-  j["workload"] = w.to_string();
-  j["task"] = lower::op_kind_task(w.kind);
-  j["schedule"] = r.schedule.to_string(w.kind);
-  j["schedule_entity"] = r.schedule.to_entity(w.kind);
-  j["schedule_source"] = source;
-  j["seconds_at_clock"] = r.seconds_at_clock;
-  j["gops"] = r.gops;
-  // GEMM rows used (the table's figure), not micro-ops issued.
-  j["gemm_utilization"] = r.report.gemm_utilization() * backend::batch_rows_used(w.batch, config.batch());
-  j["macs"] = r.macs;
-  j["verified"] = r.verified;
-  j["config"] = config.to_json();
-  j["feasibility"] = fpga::to_json(fpga::feasibility(config));
-  j["notes"] = notes;
-  if (recorded_seconds > 0 && std::isfinite(recorded_seconds)) j["recorded_seconds"] = recorded_seconds;
-  return j;
-}
-
 namespace {
 
 void run_op_command(const OpArgs& a) {
@@ -124,7 +103,7 @@ void run_op_command(const OpArgs& a) {
     if (!a.record.empty() || !a.schedule.empty() || !a.op.empty()) {
       throw Error("op --log runs every record of a log: give no operator, --record or --schedule with it");
     }
-    run_op_log(OpLogArgs{a.log, a.config, a.timing, a.report, a.csv, a.html, a.timing_only, a.check_hazards, a.force, a.bias, a.seed},
+    backend::run_op_log(backend::OpLogRequest{a.log, a.config, a.timing, a.report, a.csv, a.html, a.timing_only, a.check_hazards, a.force, a.bias, a.seed},
                std::cout);
     return;
   }
@@ -193,7 +172,7 @@ void run_op_command(const OpArgs& a) {
   if (const std::string warn = fpga::feasibility_warning(config, fpga::feasibility(config)); !warn.empty()) out += warn + "\n";
   std::cout << out;
   if (!a.report.empty()) {
-    write_text(a.report, op_report_json(config, w, source, r, notes, recorded_seconds).dump(2) + "\n", a.force);
+    write_text(a.report, backend::op_report_json(config, w, source, r, notes, recorded_seconds).dump(2) + "\n", a.force);
   }
   if (!a.timing_only && !r.verified) throw Error("op result mismatch: " + r.mismatch);
   if (!r.report.hazards.empty()) {

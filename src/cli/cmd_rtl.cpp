@@ -24,7 +24,7 @@ void add_rtl_command(CLI::App& app) {
   struct Options {
     std::string config;
     std::string out;
-    RtlOptionArgs rtl;
+    hw::ImplementationOverrides rtl;
     std::string device;
     bool force = false;
     bool json = false;
@@ -42,7 +42,7 @@ void add_rtl_command(CLI::App& app) {
   cmd->callback([o] {
     // The config's IMPLEMENTATION, with any option given replacing its key: the datapath the
     // exploration and `hw resources` price for the same file.
-    const hw::HwConfig c = apply_rtl_option_args(o->rtl, hw::load_config(o->config));
+    const hw::HwConfig c = hw::with_overrides(hw::load_config(o->config), o->rtl);
     const fpga::Device& device = fpga::device_of(c, o->device);
     const rtl::RtlOptions opts = fpga::rtl_options(c, device);
     const rtl::RtlDesign d = rtl::generate_rtl(c, opts);

@@ -14,7 +14,9 @@
 #include "cli/commands.h"
 #include "cli/model_args.h"
 #include "model/model_inputs.h"
-#include "cli/run_accelerator.h"
+#include "backend/accelerator_run.h"
+#include "cli/instrument_args.h"
+#include "cli/network_args.h"
 #include "common/error.h"
 #include "cpu/int_executor.h"
 #include "io/tensor_files.h"
@@ -34,7 +36,7 @@ struct RunArgs {
   std::string csv, images, labels, html;
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, quiet = false;
-  InstrumentArgs instruments;
+  backend::InstrumentOptions instruments;
   int boards = 0;
 };
 
@@ -61,7 +63,7 @@ std::string describe(const graph::Tensor& t) {
 
 void run_run(const RunArgs& a) {
   if (!a.use_float && !a.use_int) {
-    AcceleratorRunArgs r;
+    backend::AcceleratorRunRequest r;
     r.model = a.model;
     r.network = a.network;
     r.inputs = a.inputs;
@@ -78,7 +80,23 @@ void run_run(const RunArgs& a) {
     r.quiet = a.quiet;
     r.instruments = a.instruments;
     r.boards = a.boards;
-    run_on_accelerator(r);
+    if (r.model.model.empty()) {
+      // The main job: the committed trained VGG-7 on Fashion-MNIST test images.
+      const std::string fashion_mnist = "/usr/share/datasets/fashion-mnist";
+      r.model.model = default_model_path();
+      if (r.model.calibrate.empty()) r.model.calibrate = fashion_mnist + "/train-images-idx3-ubyte.gz";
+      if (r.images.empty() && r.inputs.empty() && !r.timing_only) {
+        r.images = fashion_mnist + "/t10k-images-idx3-ubyte.gz";
+        r.labels = fashion_mnist + "/t10k-labels-idx1-ubyte.gz";
+        if (r.limit < 0) r.limit = 1000;
+      }
+      if (!r.network.batch) r.network.batch = 50;
+      std::cout << fmt::format("tauvta run: {} {}, calibrated on the training images\n", r.model.model,
+                               r.images.empty() ? std::string("(timing only)")
+                                                : fmt::format("on Fashion-MNIST test images ({} of them)",
+                                                              r.limit < 0 ? std::string("all") : std::to_string(r.limit)));
+    }
+    backend::run_on_accelerator(r, std::cout);
     return;
   }
   if (a.use_float && a.use_int) throw Error("run: pass at most one of --float and --int");

@@ -1,12 +1,8 @@
 #include "cli/rtl_option_args.h"
 
-#include <fmt/format.h>
-
-#include "common/error.h"
-
 namespace tauvta::cli {
 
-void add_rtl_option_args(CLI::App* cmd, RtlOptionArgs& a) {
+void add_rtl_option_args(CLI::App* cmd, hw::ImplementationOverrides& a) {
   cmd->add_option("--binding", a.binding,
                   "Where GEMM products go: hls (VTA's HLS flow), auto (yosys's rule), dsp or lut "
                   "(default: the config's IMPLEMENTATION.BINDING)");
@@ -20,46 +16,6 @@ void add_rtl_option_args(CLI::App* cmd, RtlOptionArgs& a) {
                   "board (what fits the device; default: the config's)");
   cmd->add_option("--alu-lanes", a.alu_lanes, "ALU lanes built (0: the whole vector; default: the config's)");
   cmd->add_option("--alu-mul", a.alu_mul, "Build the ALU's MUL (true/false; default: the config's)");
-}
-
-hw::HwConfig apply_rtl_option_args(const RtlOptionArgs& a, const hw::HwConfig& config) {
-  if (!a.any()) return config;
-  hw::Implementation impl = config.impl;
-  if (a.binding) impl.binding = hw::parse_binding(*a.binding, "--binding");
-  if (a.tree_levels) impl.tree_levels_per_stage = *a.tree_levels;
-  if (a.acc_ports) impl.acc_read_ports = *a.acc_ports;
-  if (a.dsp_limit) {
-    if (*a.dsp_limit == "board") {
-      impl.dsp_limit = hw::Implementation::kDspLimitBoard;
-    } else {
-      size_t used = 0;
-      int n = -1;
-      try {
-        n = std::stoi(*a.dsp_limit, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != a.dsp_limit->size() || n < 0) {
-        throw Error(fmt::format("--dsp-limit = '{}' is not a number of products (0: no limit) or board", *a.dsp_limit));
-      }
-      impl.dsp_limit = n;
-    }
-  }
-  if (a.alu_lanes) impl.alu_lanes = *a.alu_lanes;
-  if (a.alu_mul) impl.alu_mul = *a.alu_mul;
-  try {
-    return config.with_implementation(impl, "command line");
-  } catch (const Error& e) {
-    // Name the options, not the JSON keys they set.
-    std::string m = e.what();
-    for (auto [key, flag] : {std::pair{"IMPLEMENTATION.TREE_LEVELS_PER_STAGE", "--tree-levels"},
-                             std::pair{"IMPLEMENTATION.ACC_READ_PORTS", "--acc-ports"},
-                             std::pair{"IMPLEMENTATION.DSP_LIMIT", "--dsp-limit"},
-                             std::pair{"IMPLEMENTATION.ALU_LANES", "--alu-lanes"}}) {
-      if (const size_t at = m.find(key); at != std::string::npos) m.replace(at, std::string(key).size(), flag);
-    }
-    throw Error(m);
-  }
 }
 
 }  // namespace tauvta::cli

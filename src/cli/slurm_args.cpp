@@ -1,6 +1,5 @@
 #include "cli/slurm_args.h"
 
-#include <filesystem>
 
 namespace tauvta::cli {
 
@@ -15,19 +14,6 @@ void add_slurm_args(CLI::App* cmd, bool& slurm, cluster::ArrayOptions& o) {
   cmd->add_option("--retries", o.retries, "--slurm: submissions in a row that finish nothing before giving up")
       ->capture_default_str();
   cmd->add_option("--sbatch-arg", o.sbatch_extra, "--slurm: a further sbatch argument (repeat), e.g. --sbatch-arg=--account=lab");
-}
-
-cluster::ArrayOptions resolved_slurm_options(const cluster::ArrayOptions& o) {
-  cluster::ArrayOptions r = o;
-  if (r.worker.empty()) r.worker = std::filesystem::read_symlink("/proc/self/exe");
-  r.check();
-  return r;
-}
-
-nlohmann::json to_json(const cluster::ArrayOptions& o) {
-  return {{"partition", o.partition},       {"array_size", o.array_size},   {"time_limit", o.time_limit},
-          {"cpus_per_task", o.cpus_per_task}, {"poll_seconds", o.poll_seconds}, {"retries", o.retries},
-          {"worker", o.worker.string()},     {"sbatch_extra", o.sbatch_extra}};
 }
 
 }  // namespace tauvta::cli

@@ -5,7 +5,6 @@
 
 #include "common/file_io.h"
 #include "hw/config_file.h"
-#include "hw/program_file.h"
 #include "common/error.h"
 #include "hw/hw_config.h"
 #include "python/bindings.h"

@@ -13,10 +13,9 @@
 #include "backend/network_runner.h"
 #include "common/file_io.h"
 #include "hw/config_file.h"
-#include "hw/program_file.h"
 #include "report/html_file.h"
-#include "cli/network_args.h"
-#include "cli/run_accelerator.h"
+#include "backend/accelerator_run.h"
+#include "backend/build_network.h"
 #include "common/error.h"
 #include "cpu/int_executor.h"
 #include "python/bindings.h"
@@ -90,7 +89,7 @@ py::tuple run_network(const Network& n, const py::handle& inputs, bool check_haz
     o.check_hazards = check_hazards;
     return n.board->runner->run(in, o);
   });
-  const nlohmann::json report = cli::run_report(n.built.net, run, n.built.report);
+  const nlohmann::json report = backend::run_report(n.built.net, run, n.built.report);
   if (!html.empty()) write_run_page(n, report, html, force, fmt::format("tauvta.compile('{}').run(...)", n.source));
   if (!run.total.hazards.empty()) {
     throw Error(fmt::format("{} hazard(s) found; first: {}", run.total.hazards.size(), run.total.hazards[0].message()));
@@ -101,7 +100,7 @@ py::tuple run_network(const Network& n, const py::handle& inputs, bool check_haz
 py::object time_network(const Network& n, const std::string& html, bool force) {
   if (!html.empty()) check_can_write(html, force);
   const backend::NetworkRun run = without_gil([&] { return backend::time_network(n.built.net); });
-  const nlohmann::json report = cli::run_report(n.built.net, run, n.built.report);
+  const nlohmann::json report = backend::run_report(n.built.net, run, n.built.report);
   if (!html.empty()) write_run_page(n, report, html, force, fmt::format("tauvta.compile('{}').time()", n.source));
   return to_python(report);
 }

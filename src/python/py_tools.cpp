@@ -10,15 +10,16 @@
 #include <pybind11/stl.h>
 
 #include "backend/op_runner.h"
-#include "cli/dse_command.h"
-#include "cli/hw_resources.h"
-#include "cli/op_log.h"
-#include "cli/precision_command.h"
-#include "cli/tune_command.h"
+#include "backend/op_log_run.h"
 #include "common/error.h"
+#include "dse/exploration_run.h"
 #include "dse/strategy.h"
+#include "fpga/resource_report.h"
+#include "hw/implementation_overrides.h"
+#include "precision/precision_run.h"
 #include "tune/task.h"
 #include "tune/tuner.h"
+#include "tune/tune_run.h"
 #include "python/bindings.h"
 #include "python/progress.h"
 #include "python/py_convert.h"
@@ -63,7 +64,7 @@ py::object op(const std::string& workload, const py::handle& config, const std::
   const backend::OpRun r = without_gil([&] { return backend::run_op(c, w, s, o); });
   if (!timing_only && !r.verified) throw Error("op result mismatch: " + r.mismatch);
   if (!r.report.hazards.empty()) throw Error(fmt::format("{} hazard(s) found", r.report.hazards.size()));
-  return to_python(cli::op_report_json(c, w, s ? "given" : "default heuristic", r, {}, 0));
+  return to_python(backend::op_report_json(c, w, s ? "given" : "default heuristic", r, {}, 0));
 }
 
 }  // namespace
@@ -77,13 +78,13 @@ void bind_tools(py::module_& m) {
   m.def("op_log",
         [](const std::string& log, const py::handle& config, bool timing_only, const std::string& html, bool force,
            bool verbose) {
-          cli::OpLogArgs a;
+          backend::OpLogRequest a;
           a.log = log;
           if (!config.is_none()) a.config = py::str(config).cast<std::string>();
           a.timing_only = timing_only;
           a.html = html;
           a.force = force;
-          return command(verbose, [&](std::ostream& out) { return cli::run_op_log(a, out); });
+          return command(verbose, [&](std::ostream& out) { return backend::run_op_log(a, out); });
         },
         py::arg("log"), py::arg("config") = py::none(), py::arg("timing_only") = true, py::arg("html") = "",
         py::arg("force") = false, py::arg("verbose") = false,
@@ -94,7 +95,7 @@ void bind_tools(py::module_& m) {
            const std::string& calibrate, int64_t trials, const std::string& tuner, uint64_t seed, int threads,
            int64_t early_stopping, const std::string& tasks, const std::string& html, bool force,
            const py::object& progress, bool verbose) {
-          cli::TuneArgs a;
+          tune::TuneRequest a;
           a.model = model_args(model, config, calibrate);
           a.model.force = force;
           a.workload = workload;
@@ -116,7 +117,7 @@ void bind_tools(py::module_& m) {
           } else {
             a.progress = [](const tune::TaskProgress&, bool) {};
           }
-          return command(verbose, [&](std::ostream& out) { return cli::tune_command(a, out); });
+          return command(verbose, [&](std::ostream& out) { return tune::run_tune(a, out); });
         },
         py::arg("model") = "", py::arg("log") = "", py::arg("workload") = "", py::arg("config") = py::none(),
         py::arg("calibrate") = "", py::arg("trials") = tune::TuneOptions{}.trials,
@@ -130,7 +131,7 @@ void bind_tools(py::module_& m) {
         [](const std::string& model, const py::handle& config, const std::string& calibrate, int64_t calib_samples,
            bool verbose) {
           const model::ModelSource a = model_args(model, config, calibrate, calib_samples);
-          return command(verbose, [&](std::ostream& out) { return cli::precision_show_command(a, out); });
+          return command(verbose, [&](std::ostream& out) { return precision::show_formats(a, out); });
         },
         py::arg("model"), py::arg("config") = py::none(), py::arg("calibrate") = "", py::arg("calib_samples") = model::ModelSource{}.calib_samples,
         py::arg("verbose") = false, "Every layer's output format of a model quantized for a config, or of a .tauvta");
@@ -138,12 +139,12 @@ void bind_tools(py::module_& m) {
   m.def("precision_set",
         [](const std::string& artifact, const std::map<std::string, std::string>& changes, const std::string& output,
            bool force, bool verbose) {
-          cli::PrecisionSetArgs a;
+          precision::FormatSetRequest a;
           a.artifact = artifact;
           a.out = output;
           a.force = force;
           for (const auto& [layer, q] : changes) a.changes.push_back(layer + "=" + q);
-          return command(verbose, [&](std::ostream& out) { return cli::precision_set_command(a, out); });
+          return command(verbose, [&](std::ostream& out) { return precision::set_formats_in_artifact(a, out); });
         },
         py::arg("artifact"), py::arg("changes"), py::arg("output") = "", py::arg("force") = false,
         py::arg("verbose") = false,
@@ -155,7 +156,7 @@ void bind_tools(py::module_& m) {
            const py::handle& config, const std::string& start, const std::string& mode, double threshold, int limit,
            int64_t tune_images, int64_t holdout, int64_t batch, int boards, const std::string& html, bool force,
            const py::object& progress, bool verbose) {
-          cli::PrecisionTuneArgs a;
+          precision::PrecisionTuneRequest a;
           a.model = model_args(model, config, "");
           a.model.force = force;
           a.images = images;
@@ -171,13 +172,13 @@ void bind_tools(py::module_& m) {
           a.batch = batch;
           a.boards = boards;
           a.progress = line_progress(progress);
-          return command(verbose, [&](std::ostream& out) { return cli::precision_tune_command(a, out); });
+          return command(verbose, [&](std::ostream& out) { return precision::tune_formats(a, out); });
         },
         py::arg("model"), py::arg("images"), py::arg("labels"), py::arg("out"), py::arg("config") = py::none(),
-        py::arg("start") = cli::PrecisionTuneArgs{}.start, py::arg("mode") = cli::PrecisionTuneArgs{}.mode,
-        py::arg("threshold") = cli::PrecisionTuneArgs{}.threshold, py::arg("limit") = cli::PrecisionTuneArgs{}.limit,
-        py::arg("tune_images") = cli::PrecisionTuneArgs{}.tune_images, py::arg("holdout") = cli::PrecisionTuneArgs{}.holdout,
-        py::arg("batch") = cli::PrecisionTuneArgs{}.batch, py::arg("boards") = 0,
+        py::arg("start") = precision::PrecisionTuneRequest{}.start, py::arg("mode") = precision::PrecisionTuneRequest{}.mode,
+        py::arg("threshold") = precision::PrecisionTuneRequest{}.threshold, py::arg("limit") = precision::PrecisionTuneRequest{}.limit,
+        py::arg("tune_images") = precision::PrecisionTuneRequest{}.tune_images, py::arg("holdout") = precision::PrecisionTuneRequest{}.holdout,
+        py::arg("batch") = precision::PrecisionTuneRequest{}.batch, py::arg("boards") = 0,
         py::arg("html") = "", py::arg("force") = false, py::arg("progress") = py::none(), py::arg("verbose") = false,
         "Tune per-layer formats on the simulated accelerator (OTune's loop or a search): result.json's content");
 
@@ -186,7 +187,7 @@ void bind_tools(py::module_& m) {
            const std::string& precisions, const std::string& strategy, int64_t budget, uint64_t seed, int threads,
            int finalists, int candidates, int overlays, int sprint, int initial, const py::handle& config,
            const std::string& html, bool force, const py::object& progress, bool verbose) {
-          cli::DseArgs a;
+          dse::ExplorationRequest a;
           a.model = model_args(model, config, "");
           a.model.force = force;
           a.workload = workload;
@@ -205,10 +206,10 @@ void bind_tools(py::module_& m) {
           a.html = html;
           a.quiet = true;
           if (!progress.is_none()) a.progress = line_progress(progress);
-          return command(verbose, [&](std::ostream& out) { return cli::dse_command(a, out); });
+          return command(verbose, [&](std::ostream& out) { return dse::run_exploration(a, out); });
         },
-        py::arg("model") = "", py::arg("workload") = "", py::arg("out") = "", py::arg("device") = cli::DseArgs{}.device,
-        py::arg("precisions") = cli::DseArgs{}.precisions, py::arg("strategy") = dse::StrategyOptions{}.kind,
+        py::arg("model") = "", py::arg("workload") = "", py::arg("out") = "", py::arg("device") = dse::ExplorationRequest{}.device,
+        py::arg("precisions") = dse::ExplorationRequest{}.precisions, py::arg("strategy") = dse::StrategyOptions{}.kind,
         py::arg("budget") = dse::StrategyOptions{}.budget, py::arg("seed") = dse::StrategyOptions{}.seed,
         py::arg("threads") = 0, py::arg("finalists") = dse::StrategyOptions{}.finalists,
         py::arg("candidates") = dse::StrategyOptions{}.candidates, py::arg("overlays") = dse::StrategyOptions{}.overlays,
@@ -221,17 +222,18 @@ void bind_tools(py::module_& m) {
         [](const py::handle& config, const std::string& device, double max_utilization, std::optional<std::string> binding,
            std::optional<int> tree_levels, std::optional<int> acc_ports, const py::handle& dsp_limit,
            std::optional<int> alu_lanes, std::optional<bool> alu_mul) {
-          cli::HwResourcesArgs a;
-          a.config = config_arg(config);
+          hw::ImplementationOverrides o;
+          o.binding = binding;
+          o.tree_levels = tree_levels;
+          o.acc_ports = acc_ports;
+          if (!dsp_limit.is_none()) o.dsp_limit = py::str(dsp_limit).cast<std::string>();
+          o.alu_lanes = alu_lanes;
+          o.alu_mul = alu_mul;
+          fpga::ResourceReportRequest a;
+          a.config = hw::with_overrides(config_arg(config), o);
           a.device = device;
           a.max_util = max_utilization;
-          a.rtl.binding = binding;
-          a.rtl.tree_levels = tree_levels;
-          a.rtl.acc_ports = acc_ports;
-          if (!dsp_limit.is_none()) a.rtl.dsp_limit = py::str(dsp_limit).cast<std::string>();
-          a.rtl.alu_lanes = alu_lanes;
-          a.rtl.alu_mul = alu_mul;
-          return to_python(without_gil([&] { return cli::hw_resources(a, nullptr); }));
+          return to_python(without_gil([&] { return fpga::resource_report(a, nullptr); }));
         },
         py::arg("config") = py::none(), py::arg("device") = "", py::arg("max_utilization") = 1.0,
         py::arg("binding") = py::none(), py::arg("tree_levels") = py::none(), py::arg("acc_ports") = py::none(),

@@ -1,7 +1,7 @@
-// The dse command's setup, shared by the coordinator and its Slurm workers, and the worker
+// The exploration's setup, shared by the coordinator and its Slurm workers, and the worker
 // itself: `tauvta dse worker ROUND_DIR` rebuilds the coordinator's evaluator from the round's
 // work list and evaluates its array task's shard (dse/slurm_runner.h).
-#include "cli/dse_setup.h"
+#include "dse/exploration_setup.h"
 
 #include <unistd.h>
 
@@ -14,20 +14,19 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
 #include "common/atomic_file.h"
 #include "common/elapsed.h"
 #include "common/error.h"
 #include "common/source_dir.h"
 #include "dse/result_cache.h"
 
-namespace tauvta::cli {
+namespace tauvta::dse {
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<int> parse_precisions(const std::string& text) {
+std::vector<int> parse_precision_list(const std::string& text) {
   std::vector<int> out;
   std::stringstream ss(text);
   std::string item;
@@ -43,14 +42,14 @@ std::vector<int> parse_precisions(const std::string& text) {
 }
 
 // The board's memory side: --config, else the device's preset.
-hw::HwConfig board_config(const DseArgs& a, const fpga::Device& d) {
+hw::HwConfig exploration_board_config(const ExplorationRequest& a, const fpga::Device& d) {
   if (model::has_config(a.model)) return model::source_config(a.model);
   if (std::string(d.name) == "pynq-z1") return hw::HwConfig{};
   return hw::HwConfig::load((source_dir() / "configs" / (std::string(d.name) + ".json")).string());
 }
 
 // An environment variable as a non-negative integer (-1: unset or not a number).
-int64_t env_int(const char* name) {
+int64_t env_nonnegative_int(const char* name) {
   const char* v = std::getenv(name);
   if (!v || !*v) return -1;
   char* end = nullptr;
@@ -58,38 +57,38 @@ int64_t env_int(const char* name) {
   return *end || x < 0 ? -1 : int64_t(x);
 }
 
-double unix_seconds() {
+double exploration_unix_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
 
-dse::SpaceOptions DseSetup::space(int precision) const {
-  dse::SpaceOptions so;
+SpaceOptions ExplorationSetup::space(int precision) const {
+  SpaceOptions so;
   so.precision = precision;
   so.device = device;
   so.workload_batch = int(workload->batch());
   return so;
 }
 
-DseSetup make_dse_setup(const DseArgs& a) {
-  DseSetup s;
+ExplorationSetup make_exploration_setup(const ExplorationRequest& a) {
+  ExplorationSetup s;
   s.device = &fpga::find_device(a.device);
-  s.precisions = parse_precisions(a.precisions);
+  s.precisions = parse_precision_list(a.precisions);
   if (!a.workload.empty()) {
-    s.workload = std::make_unique<dse::DseWorkload>(a.workload);
+    s.workload = std::make_unique<DseWorkload>(a.workload);
   } else {
-    s.workload = std::make_unique<dse::DseWorkload>(a.model.model, model::load_options(a.model, true));
+    s.workload = std::make_unique<DseWorkload>(a.model.model, model::load_options(a.model, true));
   }
-  s.evaluator.board = board_config(a, *s.device);
+  s.evaluator.board = exploration_board_config(a, *s.device);
   s.evaluator.seed = a.strategy.seed;
   s.evaluator.log_dir = fs::path(a.out) / "tuning";
   s.evaluator.verify_best = a.verify;
   return s;
 }
 
-nlohmann::json dse_job_spec(const DseArgs& a) {
-  const dse::StrategyOptions& st = a.strategy;
+nlohmann::json exploration_job_spec(const ExplorationRequest& a) {
+  const StrategyOptions& st = a.strategy;
   return {{"model", model::source_spec(a.model)},
           {"workload", a.workload},
           {"device", a.device},
@@ -101,8 +100,8 @@ nlohmann::json dse_job_spec(const DseArgs& a) {
           {"out", fs::absolute(a.out).string()}};
 }
 
-DseArgs dse_args_from_job(const nlohmann::json& job) {
-  DseArgs a;
+ExplorationRequest exploration_from_job(const nlohmann::json& job) {
+  ExplorationRequest a;
   a.model = model::source_from_spec(job.at("model"));
   a.workload = job.at("workload").get<std::string>();
   a.device = job.at("device").get<std::string>();
@@ -121,9 +120,9 @@ DseArgs dse_args_from_job(const nlohmann::json& job) {
   return a;
 }
 
-void dse_worker(const DseWorkerArgs& w, std::ostream& out) {
+void run_exploration_worker(const ExplorationWorkerRequest& w, std::ostream& out) {
   const auto t0 = std::chrono::steady_clock::now();
-  const double started = unix_seconds();
+  const double started = exploration_unix_seconds();
   const fs::path round = fs::absolute(w.round_dir);
   const fs::path work_file = round / "work.json";
   if (!fs::exists(work_file)) throw Error(fmt::format("{}: no such file (not a dse round directory?)", work_file.string()));
@@ -131,32 +130,32 @@ void dse_worker(const DseWorkerArgs& w, std::ostream& out) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) throw Error(fmt::format("{}: not JSON", work_file.string()));
-  const dse::RoundWork work = dse::round_work_from_json(j, work_file);
+  const RoundWork work = round_work_from_json(j, work_file);
   int task = w.task;
   if (task < 0) {
-    const int64_t id = env_int("SLURM_ARRAY_TASK_ID");
+    const int64_t id = env_nonnegative_int("SLURM_ARRAY_TASK_ID");
     if (id < 0) throw Error("dse worker: give --task N (or run it as a Slurm array task: $SLURM_ARRAY_TASK_ID)");
     task = int(id);
   }
   if (task >= work.tasks) throw Error(fmt::format("dse worker: task {} is outside the round's 0..{}", task, work.tasks - 1));
-  DseArgs a;
+  ExplorationRequest a;
   try {
-    a = dse_args_from_job(work.job);
+    a = exploration_from_job(work.job);
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: job: {}", work_file.string(), e.what()));
   }
-  DseSetup setup = make_dse_setup(a);
-  const dse::DesignSpace space(setup.space(work.precision));
+  ExplorationSetup setup = make_exploration_setup(a);
+  const DesignSpace space(setup.space(work.precision));
   // This attempt's own file: the array job and Slurm's requeue count (a local run: its pid).
-  const int64_t job = env_int("SLURM_ARRAY_JOB_ID"), restarts = env_int("SLURM_RESTART_COUNT");
+  const int64_t job = env_nonnegative_int("SLURM_ARRAY_JOB_ID"), restarts = env_nonnegative_int("SLURM_RESTART_COUNT");
   const std::string attempt = job >= 0 ? fmt::format("{}r{}", job, std::max<int64_t>(0, restarts))
                                        : fmt::format("local{}", ::getpid());
-  dse::ResultCache cache(dse::shard_results_path(round, task, attempt));
-  dse::absorb_earlier_attempts(cache, round, task);
-  dse::Evaluator evaluator(*setup.workload, setup.evaluator, &cache);
+  ResultCache cache(shard_results_path(round, task, attempt));
+  absorb_earlier_attempts(cache, round, task);
+  Evaluator evaluator(*setup.workload, setup.evaluator, &cache);
   const double setup_seconds = seconds_since(t0);
   const auto t1 = std::chrono::steady_clock::now();
-  const dse::ShardSummary s = dse::run_shard(work, task, space, evaluator, w.threads);
+  const ShardSummary s = run_shard(work, task, space, evaluator, w.threads);
   const double eval_seconds = seconds_since(t1);
   const char* node = std::getenv("SLURMD_NODENAME");
   const nlohmann::json summary = {{"task", task},
@@ -168,7 +167,7 @@ void dse_worker(const DseWorkerArgs& w, std::ostream& out) {
                                   {"setup_seconds", setup_seconds},
                                   {"evaluate_seconds", eval_seconds},
                                   {"started", started},
-                                  {"ended", unix_seconds()}};
+                                  {"ended", exploration_unix_seconds()}};
   write_file_atomic(round / "results" / fmt::format("task-{}.{}.summary.json", task, attempt), summary.dump(1) + "\n");
   out << fmt::format("task {} ({}{}): {} evaluations, {} computed, {} from earlier attempts; setup {:.2f} s, "
                      "evaluating {:.2f} s\n",
@@ -176,14 +175,4 @@ void dse_worker(const DseWorkerArgs& w, std::ostream& out) {
                      setup_seconds, eval_seconds);
 }
 
-void add_dse_worker(CLI::App* dse) {
-  auto w = std::make_shared<DseWorkerArgs>();
-  CLI::App* cmd = dse->add_subcommand(
-      "worker", "one Slurm array task of `tauvta dse --slurm`: evaluate its shard of a round (docs/slurm.md)");
-  cmd->add_option("round", w->round_dir, "the round's directory (OUT/slurm/pP-HASH, holding work.json)")->required();
-  cmd->add_option("--task", w->task, "the shard (default: $SLURM_ARRAY_TASK_ID)");
-  cmd->add_option("--threads", w->threads, "designs evaluated in parallel")->capture_default_str();
-  cmd->callback([w] { dse_worker(*w, std::cout); });
-}
-
-}  // namespace tauvta::cli
+}  // namespace tauvta::dse

@@ -1,4 +1,4 @@
-#include "cli/op_log.h"
+#include "backend/op_log_run.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,28 +13,28 @@
 #include "backend/op_runner.h"
 #include "common/file_io.h"
 #include "hw/config_file.h"
-#include "hw/program_file.h"
 #include "report/html_file.h"
 #include "common/progress.h"
 #include "common/error.h"
+#include "fpga/feasibility.h"
 #include "lower/conv_plan.h"
 #include "lower/tuning_record.h"
 
-namespace tauvta::cli {
+namespace tauvta::backend {
 namespace {
 
-struct Row {
+struct OpLogRow {
   const lower::TuningRecord* record = nullptr;
   std::string config_name;
   lower::Schedule schedule;
   std::vector<std::string> notes;
-  backend::OpRun run;
+  OpRun run;
   std::string error;  // non-empty: the record could not run
 };
 
 }  // namespace
 
-nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& terminal) {
+nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
   check_can_write(a.report, a.force);
   check_can_write(a.csv, a.force);
   check_can_write(a.html, a.force);
@@ -46,22 +46,22 @@ nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& terminal) {
   // A bad key or value is the command's error, said once, not every record's.
   if (!timing.is_null()) (void)with_timing(a.config.empty() ? hw::HwConfig::from_name(log.records.front().model) : hw::load_config(a.config));
   const std::optional<hw::HwConfig> fixed = a.config.empty() ? std::nullopt : std::optional(with_timing(hw::load_config(a.config)));
-  backend::OpRunOptions o;
+  OpRunOptions o;
   o.timing_only = a.timing_only;
   o.check_hazards = a.check_hazards;
   o.seed = a.seed;
   o.bias = a.bias;
-  std::vector<Row> rows;
+  std::vector<OpLogRow> rows;
   const auto started = std::chrono::steady_clock::now();
   for (const lower::TuningRecord& r : log.records) {
-    Row row;
+    OpLogRow row;
     row.record = &r;
     try {
       const hw::HwConfig c = fixed ? *fixed : with_timing(hw::HwConfig::from_name(r.model));
       configs.emplace(c.target + "_" + c.name(), c);
       row.config_name = c.name();
       row.schedule = lower::record_schedule(r, c, &row.notes);
-      row.run = backend::run_op(c, r.workload, row.schedule, o);
+      row.run = run_op(c, r.workload, row.schedule, o);
       if (!a.timing_only && !row.run.verified) row.error = "MISMATCH: " + row.run.mismatch;
       if (!row.run.report.hazards.empty()) row.error = fmt::format("{} hazard(s): {}", row.run.report.hazards.size(), row.run.report.hazards[0].message());
     } catch (const Error& e) {
@@ -81,7 +81,7 @@ nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& terminal) {
   nlohmann::json jrows = nlohmann::json::array();
   std::string csv = "line,task,config,workload,schedule,cycles,seconds_at_clock,gops,gemm_utilization,board_seconds,error,result\n";
   std::vector<double> mag;  // |model - board| / board of every record that ran and has a board time
-  for (const Row& row : rows) {
+  for (const OpLogRow& row : rows) {
     const lower::TuningRecord& r = *row.record;
     const double board = lower::record_seconds(r);
     const std::string task = lower::op_kind_name(r.workload.kind);
@@ -120,12 +120,12 @@ nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& terminal) {
     if (compared) j["error"] = error;
     jrows.push_back(j);
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.line, lower::op_kind_task(r.workload.kind),
-                       row.config_name, backend::csv_field(r.workload.to_string()),
-                       backend::csv_field(row.schedule.to_string(r.workload.kind)), ran ? fmt::format("{}", row.run.report.cycles) : "",
+                       row.config_name, csv_field(r.workload.to_string()),
+                       csv_field(row.schedule.to_string(r.workload.kind)), ran ? fmt::format("{}", row.run.report.cycles) : "",
                        ran ? fmt::format("{}", row.run.seconds_at_clock) : "", ran ? fmt::format("{}", row.run.gops) : "",
                        ran ? fmt::format("{}", row.run.report.gemm_utilization()) : "",
                        std::isfinite(board) ? fmt::format("{}", board) : "", compared ? fmt::format("{}", error) : "",
-                       backend::csv_field(result));
+                       csv_field(result));
   }
   out += fmt::format("\n{} of {} records {} in {:.2f} s\n", rows.size() - size_t(failed), rows.size(),
                      a.timing_only ? "timed" : "verified bit-exact", wall);
@@ -158,4 +158,25 @@ nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& terminal) {
   return j;
 }
 
-}  // namespace tauvta::cli
+nlohmann::json op_report_json(const hw::HwConfig& config, const lower::ConvWorkload& w, const std::string& source,
+                              const OpRun& r, const std::vector<std::string>& notes, double recorded_seconds) {
+  nlohmann::json j = r.report.to_json(config);
+  j["workload"] = w.to_string();
+  j["task"] = lower::op_kind_task(w.kind);
+  j["schedule"] = r.schedule.to_string(w.kind);
+  j["schedule_entity"] = r.schedule.to_entity(w.kind);
+  j["schedule_source"] = source;
+  j["seconds_at_clock"] = r.seconds_at_clock;
+  j["gops"] = r.gops;
+  // GEMM rows used (the table's figure), not micro-ops issued.
+  j["gemm_utilization"] = r.report.gemm_utilization() * batch_rows_used(w.batch, config.batch());
+  j["macs"] = r.macs;
+  j["verified"] = r.verified;
+  j["config"] = config.to_json();
+  j["feasibility"] = fpga::to_json(fpga::feasibility(config));
+  j["notes"] = notes;
+  if (recorded_seconds > 0 && std::isfinite(recorded_seconds)) j["recorded_seconds"] = recorded_seconds;
+  return j;
+}
+
+}  // namespace tauvta::backend

@@ -15,14 +15,14 @@
 #include "hw/hw_config.h"
 #include "lower/workload.h"
 
-namespace tauvta::cli {
+namespace tauvta::backend {
 
 // What `op --report` writes for one run of workload `w` (source: where its schedule came from;
 // recorded_seconds: the board's time from a record, 0 when none).
 nlohmann::json op_report_json(const hw::HwConfig& config, const lower::ConvWorkload& w, const std::string& source,
-                              const backend::OpRun& r, const std::vector<std::string>& notes, double recorded_seconds);
+                              const OpRun& r, const std::vector<std::string>& notes, double recorded_seconds);
 
-struct OpLogArgs {
+struct OpLogRequest {
   std::string log;
   std::string config;  // empty: each record's own config (from its -model= name)
   std::string timing;  // --timing: TIMING keys replaced in every record's config
@@ -33,6 +33,6 @@ struct OpLogArgs {
 
 // Prints every row to `out`, writes --report/--csv/--html, and returns the report. Throws
 // tauvta::Error (exit 1) when any record failed, after all of that.
-nlohmann::json run_op_log(const OpLogArgs& a, std::ostream& out);
+nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& out);
 
-}  // namespace tauvta::cli
+}  // namespace tauvta::backend

@@ -1,5 +1,5 @@
 // `tauvta precision tune` as a call: the CLI and the Python module (tauvta.precision_tune) fill
-// PrecisionTuneArgs and get result.json's content back; tables go to `out`.
+// PrecisionTuneRequest and get result.json's content back; tables go to `out`.
 #pragma once
 
 #include <cstdint>
@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/model_args.h"
+#include "model/model_source.h"
 
-namespace tauvta::cli {
+namespace tauvta::precision {
 
-struct PrecisionTuneArgs {
+struct PrecisionTuneRequest {
   model::ModelSource model;
   std::string images, labels, out, html, start = "calibrated", mode = "otune";
   double threshold = 1e-4, min_gain = 0;
@@ -26,9 +26,9 @@ struct PrecisionTuneArgs {
 
 // `precision show`: every slot's format ({model, config, slots: [{index, value, node, op, bits,
 // format, frac_bits, on}]}) of a model quantized for a config, or of a .tauvta; the table to `out`.
-nlohmann::json precision_show_command(const model::ModelSource& a, std::ostream& out);
+nlohmann::json show_formats(const model::ModelSource& a, std::ostream& out);
 
-struct PrecisionSetArgs {
+struct FormatSetRequest {
   std::string artifact, out;
   std::vector<std::string> changes;  // LAYER=Qx.y
   bool force = false;
@@ -36,10 +36,10 @@ struct PrecisionSetArgs {
 
 // `precision set`: patches the artifact's formats; returns {artifact, changes: {value: {from, to}},
 // patched_layers, cpu_layers}.
-nlohmann::json precision_set_command(const PrecisionSetArgs& a, std::ostream& out);
+nlohmann::json set_formats_in_artifact(const FormatSetRequest& a, std::ostream& out);
 
 // Tunes, writes DIR/tuned.tauvta, result.json, tables.md, steps.csv, layers.csv (and --html), and
 // returns result.json's content.
-nlohmann::json precision_tune_command(const PrecisionTuneArgs& a, std::ostream& out);
+nlohmann::json tune_formats(const PrecisionTuneRequest& a, std::ostream& out);
 
-}  // namespace tauvta::cli
+}  // namespace tauvta::precision

@@ -1,6 +1,6 @@
 // `tauvta tune --slurm`: the tasks of a model tuned as a Slurm job array. Every task is tuned
 // independently of the others (its searcher resumes only its own workload's records), so each
-// goes to an array task that tunes it on a private copy of the shared log (tune::StagedLog) and
+// goes to an array task that tunes it on a private copy of the shared log (StagedLog) and
 // writes the records it added to ROUND/results/item-K.jsonl, whole, when the task is done. The
 // coordinator appends those, in task order, to the log, which then holds what a single-machine
 // run appends (timestamps aside); the ordinary run that follows resumes every trial from it.
@@ -17,8 +17,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/slurm_args.h"
-#include "cli/tune_command.h"
+#include "cluster/array_options_io.h"
+#include "tune/tune_run.h"
 #include "common/atomic_file.h"
 #include "common/elapsed.h"
 #include "common/error.h"
@@ -26,7 +26,7 @@
 #include "tune/staged_log.h"
 #include "tune/trial_log.h"
 
-namespace tauvta::cli {
+namespace tauvta::tune {
 
 namespace fs = std::filesystem;
 
@@ -34,13 +34,13 @@ namespace {
 
 constexpr const char* kTuneWorkFormat = "tauvta-tune-round-1";
 
-std::string whole_file(const fs::path& p) {
+std::string tune_round_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-nlohmann::json tune_job_spec(const TuneArgs& a) {
-  const tune::TuneOptions& o = a.options;
+nlohmann::json tune_job_spec(const TuneRequest& a) {
+  const TuneOptions& o = a.options;
   return {{"model", model::source_spec(a.model)},
           {"batch", a.batch ? nlohmann::json(*a.batch) : nlohmann::json()},
           {"workload", a.workload},
@@ -60,8 +60,8 @@ nlohmann::json tune_job_spec(const TuneArgs& a) {
           {"full_timing", a.full_timing}};
 }
 
-TuneArgs tune_args_from_job(const nlohmann::json& j) {
-  TuneArgs a;
+TuneRequest tune_args_from_job(const nlohmann::json& j) {
+  TuneRequest a;
   a.model = model::source_from_spec(j.at("model"));
   if (!j.at("batch").is_null()) a.batch = j.at("batch").get<int64_t>();
   a.workload = j.at("workload").get<std::string>();
@@ -82,13 +82,13 @@ TuneArgs tune_args_from_job(const nlohmann::json& j) {
   return a;
 }
 
-fs::path item_path(const fs::path& round, size_t item) { return round / "results" / fmt::format("item-{}.jsonl", item); }
+fs::path tune_item_path(const fs::path& round, size_t item) { return round / "results" / fmt::format("item-{}.jsonl", item); }
 
 }  // namespace
 
-void tune_on_slurm(const TuneArgs& a, const TuneTasks& t, std::ostream& out) {
-  const cluster::ArrayOptions options = resolved_slurm_options(a.slurm_options);
-  { tune::TrialLog repair(a.log); }  // a torn last line is cut before records are appended below
+void tune_on_slurm(const TuneRequest& a, const TuneTasks& t, std::ostream& out) {
+  const cluster::ArrayOptions options = cluster::resolved_array_options(a.slurm_options);
+  { TrialLog repair(a.log); }  // a torn last line is cut before records are appended below
   // Items: the tasks, spread over the array by their MACs (longest first onto the lightest task).
   nlohmann::json work = {{"format", kTuneWorkFormat}, {"job", tune_job_spec(a)}};
   const int ntasks = options.tasks_for(t.tasks.size());
@@ -113,7 +113,7 @@ void tune_on_slurm(const TuneArgs& a, const TuneTasks& t, std::ostream& out) {
   const fs::path round = fs::absolute(a.log + ".slurm") / fmt::format("round-{:016x}", fnv1a64(text));
   fs::create_directories(round / "results");
   if (fs::exists(round / "work.json")) {
-    if (whole_file(round / "work.json") != text) throw Error(fmt::format("{}: holds a different work list", round.string()));
+    if (tune_round_file(round / "work.json") != text) throw Error(fmt::format("{}: holds a different work list", round.string()));
     out << fmt::format("{}: picking up the round from its directory\n", round.string());
   } else {
     write_file_atomic(round / "work.json", text);
@@ -124,7 +124,7 @@ void tune_on_slurm(const TuneArgs& a, const TuneTasks& t, std::ostream& out) {
     cluster::Owing o;
     o.total = t.tasks.size();
     for (size_t i = 0; i < t.tasks.size(); ++i) {
-      if (fs::exists(item_path(round, i))) {
+      if (fs::exists(tune_item_path(round, i))) {
         ++o.have;
       } else {
         o.tasks.insert(task_of[i]);
@@ -139,11 +139,11 @@ void tune_on_slurm(const TuneArgs& a, const TuneTasks& t, std::ostream& out) {
                                                           owing, {}, note);
   // Into the log in task order; an item already there (a coordinator killed while appending) is
   // not appended again.
-  const std::string log_text = whole_file(a.log);
+  const std::string log_text = tune_round_file(a.log);
   std::ofstream log(a.log, std::ios::binary | std::ios::app);
   size_t appended = 0;
   for (size_t i = 0; i < t.tasks.size(); ++i) {
-    const std::string added = whole_file(item_path(round, i));
+    const std::string added = tune_round_file(tune_item_path(round, i));
     if (added.empty() || log_text.find(added.substr(0, added.find('\n') + 1)) != std::string::npos) continue;
     log << added;
     ++appended;
@@ -154,12 +154,12 @@ void tune_on_slurm(const TuneArgs& a, const TuneTasks& t, std::ostream& out) {
                      t.tasks.size(), ntasks, rs.submissions, rs.wait_seconds, appended, a.log);
 }
 
-void tune_worker(const TuneWorkerArgs& w, std::ostream& out) {
+void tune_worker(const TuneWorkerRequest& w, std::ostream& out) {
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path round = fs::absolute(w.round_dir);
   const fs::path work_file = round / "work.json";
   if (!fs::exists(work_file)) throw Error(fmt::format("{}: no such file (not a tune round directory?)", work_file.string()));
-  const nlohmann::json work = nlohmann::json::parse(whole_file(work_file), nullptr, false);
+  const nlohmann::json work = nlohmann::json::parse(tune_round_file(work_file), nullptr, false);
   if (!work.is_object() || work.value("format", "") != kTuneWorkFormat) {
     throw Error(fmt::format("{}: not a tune work list (format {})", work_file.string(), kTuneWorkFormat));
   }
@@ -169,7 +169,7 @@ void tune_worker(const TuneWorkerArgs& w, std::ostream& out) {
     if (!id || !*id) throw Error("tune worker: give --task N (or run it as a Slurm array task: $SLURM_ARRAY_TASK_ID)");
     task = std::atoi(id);
   }
-  TuneArgs a;
+  TuneRequest a;
   try {
     if (task >= work.at("tasks").get<int>()) {
       throw Error(fmt::format("tune worker: task {} is outside the round's 0..{}", task, work.at("tasks").get<int>() - 1));
@@ -179,55 +179,45 @@ void tune_worker(const TuneWorkerArgs& w, std::ostream& out) {
     throw Error(fmt::format("{}: {}", work_file.string(), e.what()));
   }
   a.threads = w.threads;
-  const tune::TuneOptions o = resolved_tune_options(a);
+  const TuneOptions o = resolved_tune_options(a);
   const TuneTasks t = make_tune_tasks(a);
   const auto& items = work.at("items");
   if (items.size() != t.tasks.size()) {
     throw Error(fmt::format("{}: {} items, but this worker finds {} tasks (a different tauvta build or model?)",
                             work_file.string(), items.size(), t.tasks.size()));
   }
-  tune::TransferSet transfer;
-  if (!a.transfer.empty()) transfer = tune::transfer_set(lower::read_tuning_log(a.transfer).records, t.config, nullptr);
-  tune::Measurer measurer(t.config, w.threads);
+  TransferSet transfer;
+  if (!a.transfer.empty()) transfer = transfer_set(lower::read_tuning_log(a.transfer).records, t.config, nullptr);
+  Measurer measurer(t.config, w.threads);
   const char* node = std::getenv("SLURMD_NODENAME");
   const double setup_seconds = seconds_since(t0);
   size_t tuned = 0, already = 0;
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].at("task").get<int>() != task) continue;
-    const tune::TuneTask& tt = t.tasks[i];
+    const TuneTask& tt = t.tasks[i];
     if (items[i].at("workload").get<std::string>() != tt.workload().to_string()) {
       throw Error(fmt::format("{}: item {} is {}, this worker's task {} is {}", work_file.string(), i,
                               items[i].at("workload").get<std::string>(), i + 1, tt.workload().to_string()));
     }
-    if (fs::exists(item_path(round, i))) {
+    if (fs::exists(tune_item_path(round, i))) {
       ++already;
       continue;
     }
-    tune::TuneOptions ot = o;
+    TuneOptions ot = o;
     if (!transfer.rows.empty()) ot.searcher.transfer = &transfer;
     const fs::path staging = round / "results" / fmt::format(".item-{}.{}.staging", i, ::getpid());
-    tune::StagedLog staged(a.log, staging);
+    StagedLog staged(a.log, staging);
     {
-      tune::TrialLog log(staged.work());
+      TrialLog log(staged.work());
       staged.mark();
-      const tune::TaskResult r = tune::tune_task(tt, ot, measurer, &log, {}, i, items.size());
+      const TaskResult r = tune_task(tt, ot, measurer, &log, {}, i, items.size());
       out << fmt::format("item {} ({}): {} trials, best {:.2f} GOPS\n", i, tt.name, r.trials, r.best_measure.gops);
     }
-    write_file_atomic(item_path(round, i), staged.added());
+    write_file_atomic(tune_item_path(round, i), staged.added());
     ++tuned;
   }
   out << fmt::format("task {}{}: {} tuning task(s) tuned, {} done by an earlier attempt; setup {:.2f} s, {:.2f} s in all\n",
                      task, node ? fmt::format(" on {}", node) : "", tuned, already, setup_seconds, seconds_since(t0));
 }
 
-void add_tune_worker(CLI::App* tune) {
-  auto w = std::make_shared<TuneWorkerArgs>();
-  CLI::App* cmd = tune->add_subcommand(
-      "worker", "one Slurm array task of `tauvta tune --slurm`: tune its share of the tasks (docs/slurm.md)");
-  cmd->add_option("round", w->round_dir, "the round's directory (LOG.slurm/round-HASH, holding work.json)")->required();
-  cmd->add_option("--task", w->task, "the array task (default: $SLURM_ARRAY_TASK_ID)");
-  cmd->add_option("--threads", w->threads, "measurement threads")->capture_default_str();
-  cmd->callback([w] { tune_worker(*w, std::cout); });
-}
-
-}  // namespace tauvta::cli
+}  // namespace tauvta::tune
