@@ -1,7 +1,7 @@
 // The activations and per-element functions exported models commonly carry beyond Relu and its
 // kin: Elu, Selu, Softplus, Sign and Shrink (ONNX's definitions, computed in the input's type as
-// ONNX's reference does), LogSoftmax (Softmax's axis rules) and InstanceNormalization (population
-// statistics per sample and channel, in double).
+// ONNX's reference does) and InstanceNormalization (population statistics per sample and
+// channel, in double).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -65,36 +65,6 @@ std::vector<Tensor> op_Shrink(const OpArgs& a) {
     const double x = double(v);
     return x < -lambd ? T(x + bias) : x > lambd ? T(x - bias) : T(0);
   });
-}
-
-// log(softmax(x)) along `axis`, as x - max - log(sum e^(x - max)): before opset 13 the input is
-// coerced to 2-D at `axis` (default 1), from 13 one axis (default -1).
-std::vector<Tensor> op_LogSoftmax(const OpArgs& a) {
-  const Tensor& x = a.in(0);
-  const bool coerce_2d = a.opset < 13;
-  const int64_t axis = normalize_axis(a, a.node.attr_int_or("axis", coerce_2d ? 1 : -1), x.rank());
-  const int64_t outer = product(x.shape(), 0, size_t(axis));
-  const int64_t len = coerce_2d ? product(x.shape(), size_t(axis), x.shape().size()) : x.shape()[size_t(axis)];
-  const int64_t inner = coerce_2d ? 1 : product(x.shape(), size_t(axis + 1), x.shape().size());
-  Tensor y(x.dtype(), x.shape());
-  dispatch_floating(a, x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = x.data<T>();
-    T* py = y.data<T>();
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i = 0; i < inner; ++i) {
-        const T* p = px + o * len * inner + i;
-        T* q = py + o * len * inner + i;
-        T m = -std::numeric_limits<T>::infinity();
-        for (int64_t k = 0; k < len; ++k) m = std::max(m, p[k * inner]);
-        double sum = 0.0;
-        for (int64_t k = 0; k < len; ++k) sum += double(std::exp(p[k * inner] - m));
-        const T log_sum = T(std::log(sum));
-        for (int64_t k = 0; k < len; ++k) q[k * inner] = p[k * inner] - m - log_sum;
-      }
-    }
-  });
-  return outputs(std::move(y));
 }
 
 // (x - mean) / sqrt(var + epsilon) * scale[c] + B[c] with the mean and population variance of

@@ -1,6 +1,6 @@
 // Normalizations: BatchNormalization (inference form, and training_mode's batch statistics with
-// running-mean/variance outputs) and Softmax (opset < 13: coerced to 2-D at `axis`; opset >= 13:
-// along `axis` only).
+// running-mean/variance outputs), Softmax and LogSoftmax (one kernel; opset < 13: coerced to 2-D
+// at `axis`; opset >= 13: along `axis` only) and LayerNormalization.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -83,7 +83,11 @@ std::vector<Tensor> op_BatchNormalization(const OpArgs& a) {
   return outs;
 }
 
-std::vector<Tensor> op_Softmax(const OpArgs& a) {
+namespace {
+
+// Softmax (or, with `log`, its logarithm x - max - log(sum e^(x - max))) along `axis`: before
+// opset 13 the input is coerced to 2-D at `axis` (default 1), from 13 one axis (default -1).
+std::vector<Tensor> softmax_along_axis(const OpArgs& a, bool log) {
   const Tensor& x = a.in(0);
   const bool coerce_2d = a.opset < 13;
   const int64_t axis = normalize_axis(a, a.node.attr_int_or("axis", coerce_2d ? 1 : -1), x.rank());
@@ -104,16 +108,27 @@ std::vector<Tensor> op_Softmax(const OpArgs& a) {
         double sum = 0.0;
         for (int64_t k = 0; k < len; ++k) {
           const T e = std::exp(p[k * inner] - m);
-          q[k * inner] = e;
+          if (!log) q[k * inner] = e;
           sum += double(e);
         }
-        const T inv = T(1.0 / sum);
-        for (int64_t k = 0; k < len; ++k) q[k * inner] *= inv;
+        if (log) {
+          const T log_sum = T(std::log(sum));
+          for (int64_t k = 0; k < len; ++k) q[k * inner] = p[k * inner] - m - log_sum;
+        } else {
+          const T inv = T(1.0 / sum);
+          for (int64_t k = 0; k < len; ++k) q[k * inner] *= inv;
+        }
       }
     }
   });
   return outputs(std::move(y));
 }
+
+}  // namespace
+
+std::vector<Tensor> op_Softmax(const OpArgs& a) { return softmax_along_axis(a, /*log=*/false); }
+
+std::vector<Tensor> op_LogSoftmax(const OpArgs& a) { return softmax_along_axis(a, /*log=*/true); }
 
 }  // namespace tauvta::cpu
 
