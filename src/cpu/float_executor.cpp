@@ -162,7 +162,8 @@ void check_graph_input(const Graph& g, const std::string& name, ValueRef v) {
                             graph::dtype_name(vi->dtype)));
   }
   if (!vi->sequence && v.sequence != nullptr) {
-    throw Error(fmt::format("graph '{}': input '{}' is a tensor; a {} was given", g.name, name, v.sequence->describe()));
+    throw Error(
+        fmt::format("graph '{}': input '{}' is a tensor; a {} was given", g.name, name, v.sequence->describe()));
   }
   if (v.tensor != nullptr) {
     if (vi->dtype != v.tensor->dtype()) {

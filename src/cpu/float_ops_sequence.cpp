@@ -20,7 +20,8 @@ int64_t sequence_position(const OpArgs& a, size_t i, int64_t length, bool end_al
   a.expect_dtype(i, {DType::kInt32, DType::kInt64});
   const Tensor& p = a.in(i);
   if (p.size() != 1) {
-    a.fail(fmt::format("position ('{}') has shape {}, expected a scalar", a.node.input(i), graph::shape_string(p.shape())));
+    a.fail(fmt::format("position ('{}') has shape {}, expected a scalar", a.node.input(i),
+                       graph::shape_string(p.shape())));
   }
   const int64_t position = p.to_int64()[0];
   const int64_t last = end_allowed ? length : length - 1;
@@ -161,12 +162,15 @@ std::vector<Value> op_ConcatFromSequence(const OpArgs& a) {
   for (size_t i = 1; i < s.tensors.size(); ++i) {
     const Tensor& t = s.tensors[i];
     bool ok = t.dtype() == first.dtype() && t.rank() == r;
-    for (int64_t d = 0; ok && d < r; ++d) ok = (!new_axis && d == axis) || t.shape()[size_t(d)] == first.shape()[size_t(d)];
+    for (int64_t d = 0; ok && d < r; ++d) {
+      ok = (!new_axis && d == axis) || t.shape()[size_t(d)] == first.shape()[size_t(d)];
+    }
     if (!ok) {
+      const std::string where =
+          new_axis ? " (new_axis 1 stacks tensors of one shape)" : fmt::format(" outside axis {}", axis);
       a.fail(fmt::format("element {} ({}{}) does not match element 0 ({}{}){}", i, graph::dtype_name(t.dtype()),
                          graph::shape_string(t.shape()), graph::dtype_name(first.dtype()),
-                         graph::shape_string(first.shape()),
-                         new_axis ? " (new_axis 1 stacks tensors of one shape)" : fmt::format(" outside axis {}", axis)));
+                         graph::shape_string(first.shape()), where));
     }
   }
   // Concat does the copying: over the elements, each with a size-1 axis inserted when stacking

@@ -397,7 +397,8 @@ void normalize_node(Node n, const OnnxOpSpec& spec, int version, ImportContext& 
   } else if (op == "SplitToSequence") {
     check_flag(ctx, n, "keepdims");
   } else if (op == "SequenceEmpty" && n.has_attr("dtype")) {
-    (void)dtype_from_onnx_elem_type(int(n.attr_int("dtype")), fmt::format("{}: {}: attribute 'dtype'", ctx.source, n.describe()));
+    (void)dtype_from_onnx_elem_type(int(n.attr_int("dtype")),
+                                    fmt::format("{}: {}: attribute 'dtype'", ctx.source, n.describe()));
   } else if (op == "Softmax" && version < 13) {
     n.attrs["axis"] = n.attr_int_or("axis", 1);
     ctx.legacy_softmax.push_back(n.name);

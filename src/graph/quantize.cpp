@@ -139,7 +139,9 @@ void refuse_sequences(const Graph& g) {
                                 list == &n.inputs ? "input" : "output", v, why));
       }
     }
-    if (is_sequence_operator(n.op_type)) throw Error(fmt::format("{}: {}; {}", n.describe(), float_fallback_why(n), why));
+    if (is_sequence_operator(n.op_type)) {
+      throw Error(fmt::format("{}: {}; {}", n.describe(), float_fallback_why(n), why));
+    }
   }
 }
 

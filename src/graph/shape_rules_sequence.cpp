@@ -62,7 +62,8 @@ void check_position(const InferArgs& a, size_t i) {
   non_sequence_input(a, i);
   expect_index_dtype(a, i, "position");
   if (a.ranked(i) && dim_product(a.in(i).shape, 0, a.in(i).shape.size()) > 1) {
-    a.fail(fmt::format("position ('{}') has shape {}, expected a scalar", a.node.input(i), shape_string(a.in(i).shape)));
+    a.fail(fmt::format("position ('{}') has shape {}, expected a scalar", a.node.input(i),
+                       shape_string(a.in(i).shape)));
   }
 }
 

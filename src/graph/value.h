@@ -30,7 +30,8 @@ struct TensorSequence {
   }
   // "sequence of 3 float32 tensors"
   std::string describe() const {
-    return "sequence of " + std::to_string(tensors.size()) + " " + dtype_name(dtype) + (tensors.size() == 1 ? " tensor" : " tensors");
+    return "sequence of " + std::to_string(tensors.size()) + " " + dtype_name(dtype) +
+           (tensors.size() == 1 ? " tensor" : " tensors");
   }
   friend bool operator==(const TensorSequence&, const TensorSequence&) = default;
 };

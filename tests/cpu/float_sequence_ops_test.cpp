@@ -42,7 +42,8 @@ Value position(int64_t p, DType t = DType::kInt64) { return Tensor::from_int64(t
 
 // [1], [2,3], [4,5,6]: three float32 tensors of different shapes.
 Value abc() {
-  return sequence_of({Tensor::from_floats({1}, {1}), Tensor::from_floats({2}, {2, 3}), Tensor::from_floats({3}, {4, 5, 6})});
+  return sequence_of(
+      {Tensor::from_floats({1}, {1}), Tensor::from_floats({2}, {2, 3}), Tensor::from_floats({3}, {4, 5, 6})});
 }
 
 // ---- SequenceEmpty, SequenceConstruct, SequenceLength ----
@@ -59,7 +60,8 @@ TEST(FloatSequenceOps, SequenceEmptyHasTheGivenDtypeOrFloat) {
 }
 
 TEST(FloatSequenceOps, SequenceConstructKeepsOrderAndShapes) {
-  const Value a = Tensor::from_floats({1}, {1}), b = Tensor::from_floats({2}, {2, 3}), c = Tensor::from_floats({3}, {4, 5, 6});
+  const Value a = Tensor::from_floats({1}, {1}), b = Tensor::from_floats({2}, {2, 3});
+  const Value c = Tensor::from_floats({3}, {4, 5, 6});
   const Value s = eval_values("SequenceConstruct", {&a, &b, &c}).at(0);
   EXPECT_EQ(as_sequence(s), as_sequence(abc()));
   EXPECT_EQ(as_tensor(eval_values("SequenceLength", {&s}).at(0)), Tensor::from_int64(DType::kInt64, {}, {3}));
@@ -98,7 +100,8 @@ TEST(FloatSequenceOps, SequenceInsertAtTheBackByDefaultAndAtAnyPosition) {
 
 TEST(FloatSequenceOps, SequenceInsertRefusesPositionsOutOfRangeAndOtherDtypes) {
   const Value s = abc(), x = Tensor::from_floats({1}, {9});
-  const Value p4 = position(4), m4 = position(-4), f = Tensor::from_floats({}, {0}), two = Tensor::from_int64(DType::kInt64, {2}, {0, 1});
+  const Value p4 = position(4), m4 = position(-4), f = Tensor::from_floats({}, {0});
+  const Value two = Tensor::from_int64(DType::kInt64, {2}, {0, 1});
   EXPECT_EQ(error_of([&] { eval_values("SequenceInsert", {&s, &x, &p4}); }),
             "node 'n_SequenceInsert' (SequenceInsert): position 4 is out of range for a sequence of length 3 "
             "(valid: -3 to 3)");
@@ -274,8 +277,8 @@ TEST(FloatSequenceOps, ConcatFromSequenceJoinsAlongAnExistingAxis) {
   const Value one = sequence_of({Tensor::from_floats({2, 1}, {1, 2})});
   EXPECT_TRUE(near(concat_of(one, {{"axis", int64_t(0)}}), {2, 1}, {1, 2}));
   // Any dtype.
-  const Value ints = sequence_of({Tensor::from_int64(DType::kInt64, {2}, {1, 2}), Tensor::from_int64(DType::kInt64, {1}, {3})},
-                                 DType::kInt64);
+  const Value ints = sequence_of(
+      {Tensor::from_int64(DType::kInt64, {2}, {1, 2}), Tensor::from_int64(DType::kInt64, {1}, {3})}, DType::kInt64);
   EXPECT_EQ(concat_of(ints, {{"axis", int64_t(0)}}), Tensor::from_int64(DType::kInt64, {3}, {1, 2, 3}));
 }
 
@@ -293,7 +296,8 @@ TEST(FloatSequenceOps, ConcatFromSequenceStacksAlongANewAxis) {
 
 TEST(FloatSequenceOps, ConcatFromSequenceErrors) {
   const Value empty = sequence_of({});
-  const Value ragged = sequence_of({Tensor::from_floats({2, 1}, {1, 2}), Tensor::from_floats({3, 2}, {1, 2, 3, 4, 5, 6})});
+  const Value ragged =
+      sequence_of({Tensor::from_floats({2, 1}, {1, 2}), Tensor::from_floats({3, 2}, {1, 2, 3, 4, 5, 6})});
   const Value unequal = sequence_of({Tensor::from_floats({2}, {1, 2}), Tensor::from_floats({3}, {3, 4, 5})});
   const Value scalars = sequence_of({Tensor::scalar_float(5)});
   EXPECT_EQ(error_of([&] { concat_of(empty, {{"axis", int64_t(0)}}); }),
@@ -384,7 +388,8 @@ TEST(FloatSequenceExecutor, SequencesFlowBetweenNodesOfATensorGraph) {
   EXPECT_EQ(out.at("len"), Tensor::from_int64(DType::kInt64, {}, {3}));
   EXPECT_EQ(out.at("z"), x);
   // The observer gets no tensor for the sequence.
-  EXPECT_EQ(tensor_seen, (std::map<std::string, bool>{{"split", false}, {"at", true}, {"length", true}, {"join", true}}));
+  EXPECT_EQ(tensor_seen,
+            (std::map<std::string, bool>{{"split", false}, {"at", true}, {"length", true}, {"join", true}}));
   // parts (40 bytes) and z (40 bytes) are live at once.
   EXPECT_GE(stats.peak_live_bytes, 80);
 }
@@ -436,7 +441,8 @@ TEST(FloatSequenceExecutor, GraphInputsAndOutputsOfTheWrongKindAreRefused) {
   const TensorSequence matrices = sequence_of({Tensor::from_floats({1, 1}, {1})});
   EXPECT_EQ(error_of([&] { run_float_values(g, {{"s", matrices}, {"t", t}}); }),
             "graph 'insert': input 's': element 0 has shape [1,1], the graph expects elements of shape [?]");
-  const TensorSequence mixed = sequence_of({Tensor::from_floats({1}, {1}), Tensor::from_int64(DType::kInt64, {1}, {1})});
+  const TensorSequence mixed =
+      sequence_of({Tensor::from_floats({1}, {1}), Tensor::from_int64(DType::kInt64, {1}, {1})});
   EXPECT_EQ(error_of([&] { run_float_values(g, {{"s", mixed}, {"t", t}}); }),
             "graph 'insert': input 's': element 1 is int64 in a sequence of float32 tensors");
 }

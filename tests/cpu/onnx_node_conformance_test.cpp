@@ -1,9 +1,10 @@
 // ONNX's own node tests (Debian's libonnx-testdata) through the whole float path: import_onnx ->
 // infer_shapes -> run_float_values (sequence inputs and outputs are SequenceProto files), compared
 // with the expected outputs under the tolerances of ONNX's backend test runner
-// (numpy.testing.assert_allclose, rtol 1e-3, atol 1e-7; exact for integer and bool outputs). Every test directory whose model uses only the operators of issue 3 is selected
-// by reading the model's node types; the few whose models need something tauvta deliberately does
-// not represent must be rejected with the error pinned in kExpectedErrors.
+// (numpy.testing.assert_allclose, rtol 1e-3, atol 1e-7; exact for integer and bool outputs).
+// Every test directory whose model uses only the operators of issue 3 is selected by reading the
+// model's node types; the few whose models need something tauvta deliberately does not represent
+// must be rejected with the error pinned in kExpectedErrors.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -221,7 +222,8 @@ std::string compare_values(const std::string& name, const graph::Value& actual, 
   const auto* a = std::get_if<graph::TensorSequence>(&actual);
   const auto* e = std::get_if<graph::TensorSequence>(&expected);
   if ((a == nullptr) != (e == nullptr)) {
-    return fmt::format("output '{}': got a {}, expected a {}", name, a ? "sequence" : "tensor", e ? "sequence" : "tensor");
+    return fmt::format("output '{}': got a {}, expected a {}", name, a ? "sequence" : "tensor",
+                       e ? "sequence" : "tensor");
   }
   if (a == nullptr) return compare(name, std::get<Tensor>(actual), std::get<Tensor>(expected));
   if (a->dtype != e->dtype || a->length() != e->length()) {

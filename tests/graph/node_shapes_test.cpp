@@ -231,7 +231,8 @@ TEST_P(SequenceModelShapes, InferredOutputsAgreeWithReference) {
   Graph g = import_onnx(dir / "model.onnx");
   ShapeInferenceOptions options;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
-    const Tensor t = tensor_from_onnx(load_tensor(dir / "test_data_set_0" / fmt::format("input_{}.pb", i)), g.inputs[i]);
+    const fs::path file = dir / "test_data_set_0" / fmt::format("input_{}.pb", i);
+    const Tensor t = tensor_from_onnx(load_tensor(file), g.inputs[i]);
     options.input_shapes[g.inputs[i]] = t.shape();
   }
   const Graph inferred = infer_shapes(g, options);

@@ -411,7 +411,8 @@ TEST(OnnxImportErrors, BrokenGraphs) {
               "of tensors are supported");
     in->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_map_type();
     EXPECT_EQ(error_of([&] { b.import(); }),
-              "test.onnx: graph input 'seq' is a sequence of maps; only tensors and sequences of tensors are supported");
+              "test.onnx: graph input 'seq' is a sequence of maps; only tensors and sequences of tensors are "
+              "supported");
     in->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
         onnx::TensorProto::FLOAT16);
     EXPECT_EQ(error_of([&] { b.import(); }),

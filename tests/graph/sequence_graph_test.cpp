@@ -26,7 +26,8 @@ Tensor int64_scalar(int64_t v) { return Tensor::from_int64(DType::kInt64, {}, {v
 struct SeqBuilder {
   Graph g;
   SeqBuilder() { g.opset = 17; }
-  SeqBuilder& in(const std::string& name, Shape s, DType t = DType::kFloat32, bool sequence = false, bool known = true) {
+  SeqBuilder& in(const std::string& name, Shape s, DType t = DType::kFloat32, bool sequence = false,
+                 bool known = true) {
     g.inputs.push_back(name);
     ValueInfo& v = g.info_mut(name);
     v.dtype = t;
@@ -41,7 +42,8 @@ struct SeqBuilder {
   }
   SeqBuilder& node(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
                    std::map<std::string, AttrValue> attrs = {}) {
-    g.nodes.push_back(Node{fmt::format("n{}", g.nodes.size()), op, std::move(inputs), std::move(outputs), std::move(attrs)});
+    g.nodes.push_back(
+        Node{fmt::format("n{}", g.nodes.size()), op, std::move(inputs), std::move(outputs), std::move(attrs)});
     g.outputs = g.nodes.back().outputs;
     return *this;
   }
@@ -50,9 +52,8 @@ struct SeqBuilder {
     const Graph r = infer_shapes(g, o);
     const ValueInfo* i = r.info(v);
     if (i == nullptr) return "none";
-    if (i->sequence) return fmt::format("sequence<{}{}>", dtype_name(i->dtype), i->known_shape ? shape_string(i->shape) : "");
-    if (!i->known_shape) return "unranked";
-    return fmt::format("{}{}", dtype_name(i->dtype), shape_string(i->shape));
+    if (!i->sequence && !i->known_shape) return "unranked";
+    return type_string(*i);
   }
 };
 
@@ -76,8 +77,9 @@ TEST(SequenceShapes, ElementShapesAreWhatEveryElementHas) {
             "sequence<float32>");  // ranks differ
   // SequenceEmpty knows no element shape, so neither does what is inserted into it (ONNX's rule).
   EXPECT_EQ(SeqBuilder().node("SequenceEmpty", {}, {"s"}, {{"dtype", int64_t(7)}}).type_of("s"), "sequence<int64>");
-  EXPECT_EQ(SeqBuilder().in("x", {2}).node("SequenceEmpty", {}, {"e"}).node("SequenceInsert", {"e", "x"}, {"s"}).type_of("s"),
-            "sequence<float32>");
+  SeqBuilder inserted;
+  inserted.in("x", {2}).node("SequenceEmpty", {}, {"e"}).node("SequenceInsert", {"e", "x"}, {"s"});
+  EXPECT_EQ(inserted.type_of("s"), "sequence<float32>");
   SeqBuilder b;
   b.in("a", {2, 3}).in("x", {2, 3}).init("p", int64_scalar(-1));
   b.node("SequenceConstruct", {"a"}, {"s"}).node("SequenceInsert", {"s", "x", "p"}, {"s2"});
@@ -93,7 +95,8 @@ TEST(SequenceShapes, ElementShapesAreWhatEveryElementHas) {
 }
 
 TEST(SequenceShapes, SplitToSequence) {
-  auto split = [](std::map<std::string, AttrValue> attrs, const Tensor* split_value = nullptr, bool runtime_split = false) {
+  auto split = [](std::map<std::string, AttrValue> attrs, const Tensor* split_value = nullptr,
+                  bool runtime_split = false) {
     SeqBuilder b;
     b.in("x", {2, 6});
     std::vector<std::string> inputs = {"x"};
@@ -110,7 +113,8 @@ TEST(SequenceShapes, SplitToSequence) {
   EXPECT_EQ(split({{"axis", int64_t(-1)}, {"keepdims", int64_t(0)}}), "sequence<float32[2]>");
   EXPECT_EQ(split({}), "sequence<float32[1,6]>");
   const Tensor three = int64_scalar(3), four = int64_scalar(4);
-  const Tensor even = Tensor::from_int64(DType::kInt64, {2}, {3, 3}), uneven = Tensor::from_int64(DType::kInt64, {2}, {2, 4});
+  const Tensor even = Tensor::from_int64(DType::kInt64, {2}, {3, 3});
+  const Tensor uneven = Tensor::from_int64(DType::kInt64, {2}, {2, 4});
   EXPECT_EQ(split({{"axis", int64_t(1)}}, &three), "sequence<float32[2,3]>");
   EXPECT_EQ(split({{"axis", int64_t(1)}}, &four), "sequence<float32[2,?]>");  // 4 and the smaller last piece
   EXPECT_EQ(split({{"axis", int64_t(1)}, {"keepdims", int64_t(0)}}, &even), "sequence<float32[2,3]>");
@@ -118,7 +122,8 @@ TEST(SequenceShapes, SplitToSequence) {
   EXPECT_EQ(split({{"axis", int64_t(1)}}, nullptr, true), "sequence<float32[2,?]>");
   EXPECT_EQ(SeqBuilder().in("x", {}, DType::kFloat32, false, false).node("SplitToSequence", {"x"}, {"s"}).type_of("s"),
             "sequence<float32>");
-  EXPECT_EQ(error_of([&] { split({{"axis", int64_t(2)}}); }), "node 'n0' (SplitToSequence): axis 2 is out of range for rank 2");
+  EXPECT_EQ(error_of([&] { split({{"axis", int64_t(2)}}); }),
+            "node 'n0' (SplitToSequence): axis 2 is out of range for rank 2");
   const Tensor matrix = Tensor::from_int64(DType::kInt64, {1, 1}, {6});
   EXPECT_EQ(error_of([&] { split({}, &matrix); }),
             "node 'n0' (SplitToSequence): split ('split') has shape [1,1], expected a scalar or a 1-D tensor");
@@ -147,32 +152,31 @@ TEST(SequenceShapes, ConcatFromSequence) {
 }
 
 TEST(SequenceShapes, KindsAndDtypesAreChecked) {
-  EXPECT_EQ(error_of([] { SeqBuilder().in("s", {2}, DType::kFloat32, true).node("Relu", {"s"}, {"y"}).type_of("y"); }),
-            "node 'n0' (Relu): input 0 ('s') is a sequence of tensors; Relu takes tensors");
-  EXPECT_EQ(error_of([] {
-              SeqBuilder().in("x", {2}).init("p", int64_scalar(0)).node("SequenceAt", {"x", "p"}, {"y"}).type_of("y");
-            }),
+  // The error of inferring a graph with a float32 sequence 's' (element shape [2]), a float32 tensor
+  // 'x' of shape [2] and an int64 tensor 'i', plus `init` when given, and one node.
+  auto error_with = [](const std::string& op, std::vector<std::string> inputs, const Tensor* init = nullptr) {
+    SeqBuilder b;
+    b.in("s", {2}, DType::kFloat32, true).in("x", {2}).in("i", {2}, DType::kInt64);
+    if (init != nullptr) b.init("p", *init);
+    b.node(op, std::move(inputs), {"y"});
+    return error_of([&] { infer_shapes(b.g); });
+  };
+  EXPECT_EQ(error_with("Relu", {"s"}), "node 'n0' (Relu): input 0 ('s') is a sequence of tensors; Relu takes tensors");
+  const Tensor zero = int64_scalar(0);
+  EXPECT_EQ(error_with("SequenceAt", {"x", "p"}, &zero),
             "node 'n0' (SequenceAt): input 0 ('x') is a tensor, expected a sequence");
-  EXPECT_EQ(error_of([] {
-              SeqBuilder().in("s", {2}, DType::kFloat32, true).node("SequenceConstruct", {"s"}, {"t"}).type_of("t");
-            }),
+  EXPECT_EQ(error_with("SequenceConstruct", {"s"}),
             "node 'n0' (SequenceConstruct): input 0 ('s') is a sequence, expected a tensor");
-  EXPECT_EQ(error_of([] {
-              SeqBuilder().in("a", {2}).in("b", {2}, DType::kInt64).node("SequenceConstruct", {"a", "b"}, {"s"}).type_of("s");
-            }),
-            "node 'n0' (SequenceConstruct): input 1 ('b') is int64, input 0 is float32: a sequence holds tensors of "
+  EXPECT_EQ(error_with("SequenceConstruct", {"x", "i"}),
+            "node 'n0' (SequenceConstruct): input 1 ('i') is int64, input 0 is float32: a sequence holds tensors of "
             "one dtype");
-  EXPECT_EQ(error_of([] {
-              SeqBuilder().in("s", {2}, DType::kFloat32, true).in("x", {2}, DType::kInt64).node("SequenceInsert", {"s", "x"}, {"t"}).type_of("t");
-            }),
-            "node 'n0' (SequenceInsert): input 1 ('x') is int64, the sequence holds float32 tensors");
-  EXPECT_EQ(error_of([] {
-              SeqBuilder().in("s", {2}, DType::kFloat32, true).init("p", Tensor::from_floats({}, {0})).node("SequenceAt", {"s", "p"}, {"y"}).type_of("y");
-            }),
+  EXPECT_EQ(error_with("SequenceInsert", {"s", "i"}),
+            "node 'n0' (SequenceInsert): input 1 ('i') is int64, the sequence holds float32 tensors");
+  const Tensor float_position = Tensor::from_floats({}, {0});
+  EXPECT_EQ(error_with("SequenceAt", {"s", "p"}, &float_position),
             "node 'n0' (SequenceAt): position ('p') is float32, expected int32 or int64");
-  EXPECT_EQ(error_of([] {
-              SeqBuilder().in("s", {2}, DType::kFloat32, true).init("p", Tensor::from_int64(DType::kInt64, {2}, {0, 1})).node("SequenceErase", {"s", "p"}, {"t"}).type_of("t");
-            }),
+  const Tensor two_positions = Tensor::from_int64(DType::kInt64, {2}, {0, 1});
+  EXPECT_EQ(error_with("SequenceErase", {"s", "p"}, &two_positions),
             "node 'n0' (SequenceErase): position ('p') has shape [2], expected a scalar");
 }
 
@@ -213,8 +217,9 @@ TEST(SequenceQuantize, TheIntegerPathRefusesSequencesNamingTheNode) {
   const Graph g = infer_shapes(b.g);
   const std::string why = "the integer path (quantization, the integer reference, the accelerator) carries tensors "
                           "only; run the model on the float reference (--float)";
-  EXPECT_EQ(error_of([&] { refuse_sequences(g); }), "node 'n1' (SplitToSequence): output 's' is a sequence of tensors; " + why);
-  EXPECT_EQ(error_of([&] { quantize(g, {}, {}); }), "node 'n1' (SplitToSequence): output 's' is a sequence of tensors; " + why);
+  const std::string split_output = "node 'n1' (SplitToSequence): output 's' is a sequence of tensors; ";
+  EXPECT_EQ(error_of([&] { refuse_sequences(g); }), split_output + why);
+  EXPECT_EQ(error_of([&] { quantize(g, {}, {}); }), split_output + why);
   // Without shape inference the operator alone says it.
   SeqBuilder raw;
   raw.node("SequenceEmpty", {}, {"e"});

@@ -107,7 +107,8 @@ TEST(SequencePb, MustFail) {
   f->set_data_type(onnx::TensorProto::FLOAT);
   f->add_float_data(1.0f);
   EXPECT_EQ(message("mixed.pb", mixed),
-            (dir / "mixed.pb").string() + " (sequence 'm'): element 1 is float32, expected int64 like the caller asked");
+            (dir / "mixed.pb").string() +
+                " (sequence 'm'): element 1 is float32, expected int64 like the caller asked");
   save_sequence(dir / "mixed.pb", mixed);
   EXPECT_EQ(error_of([&] { read_sequence_pb(dir / "mixed.pb"); }),
             (dir / "mixed.pb").string() + " (sequence 'm'): element 1 is float32, expected int64 like element 0");
