@@ -1,5 +1,7 @@
 #include "cpu/float_ops_common.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -8,8 +10,20 @@ namespace tauvta::cpu {
 
 const Tensor& OpArgs::in(size_t i) const {
   const Tensor* t = opt(i);
+  if (t == nullptr && opt_sequence(i) != nullptr) {
+    fail(fmt::format("input {} ('{}') is a sequence of tensors, expected a tensor", i, node.input(i)));
+  }
   if (t == nullptr) fail(fmt::format("input {} is required but missing", i));
   return *t;
+}
+
+const TensorSequence& OpArgs::sequence(size_t i) const {
+  const TensorSequence* s = opt_sequence(i);
+  if (s == nullptr && opt(i) != nullptr) {
+    fail(fmt::format("input {} ('{}') is a tensor, expected a sequence", i, node.input(i)));
+  }
+  if (s == nullptr) fail(fmt::format("input {} (a sequence) is required but missing", i));
+  return *s;
 }
 
 void OpArgs::fail(const std::string& msg) const { throw Error(fmt::format("{}: {}", node.describe(), msg)); }
@@ -87,6 +101,28 @@ Shape broadcast_shapes(const OpArgs& a, const Shape& x, const Shape& y) {
     out[i] = dx == 1 ? dy : dx;
   }
   return out;
+}
+
+std::vector<Tensor> split_along_axis(const Tensor& x, int64_t axis, const std::vector<int64_t>& sizes) {
+  const size_t elem = graph::dtype_size(x.dtype());
+  const int64_t dim = x.shape()[size_t(axis)];
+  const int64_t outer = product(x.shape(), 0, size_t(axis));
+  const int64_t inner = product(x.shape(), size_t(axis + 1), x.shape().size());
+  std::vector<Tensor> pieces;
+  pieces.reserve(sizes.size());
+  int64_t begin = 0;
+  for (int64_t s : sizes) {
+    Shape shape = x.shape();
+    shape[size_t(axis)] = s;
+    Tensor t(x.dtype(), shape);
+    const size_t row = size_t(s * inner) * elem;
+    for (int64_t o = 0; o < outer && row; ++o) {
+      std::memcpy(t.raw() + size_t(o) * row, x.raw() + (size_t(o * dim + begin) * size_t(inner)) * elem, row);
+    }
+    begin += s;
+    pieces.push_back(std::move(t));
+  }
+  return pieces;
 }
 
 std::string dims_string(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); }

@@ -118,23 +118,7 @@ std::vector<Tensor> op_Split(const OpArgs& a) {
     }
     sizes.assign(parts, dim / int64_t(parts));
   }
-  const size_t elem = graph::dtype_size(x.dtype());
-  const int64_t outer = product(x.shape(), 0, size_t(axis));
-  const int64_t inner = product(x.shape(), size_t(axis + 1), x.shape().size());
-  std::vector<Tensor> outs;
-  int64_t begin = 0;
-  for (int64_t s : sizes) {
-    Shape shape = x.shape();
-    shape[size_t(axis)] = s;
-    Tensor t(x.dtype(), shape);
-    const size_t row = size_t(s * inner) * elem;
-    for (int64_t o = 0; o < outer && row; ++o) {
-      std::memcpy(t.raw() + size_t(o) * row, x.raw() + (size_t(o * dim + begin) * size_t(inner)) * elem, row);
-    }
-    begin += s;
-    outs.push_back(std::move(t));
-  }
-  return outs;
+  return split_along_axis(x, axis, sizes);
 }
 
 // data with the slices addressed by the last axis of `indices` replaced by `updates`

@@ -37,7 +37,11 @@ Tensor with_shape(const Tensor& x, Shape s) { return x.reshaped(std::move(s)); }
 
 }  // namespace
 
-std::vector<Tensor> op_Identity(const OpArgs& a) { return outputs(Tensor(a.in(0))); }
+// A tensor, or (Identity-14) a sequence of tensors, passed through.
+std::vector<Value> op_Identity(const OpArgs& a) {
+  if (const TensorSequence* s = a.opt_sequence(0)) return values(TensorSequence(*s));
+  return values(Tensor(a.in(0)));
+}
 
 std::vector<Tensor> op_Flatten(const OpArgs& a) {
   const Tensor& x = a.in(0);

@@ -8,9 +8,11 @@ namespace tauvta::cpu {
 namespace {
 
 constexpr std::array kTable = {
-#define TAUVTA_ENTRY(name) FloatOpEntry{FloatOp::k##name, #name, &op_##name},
-    TAUVTA_FLOAT_OPS(TAUVTA_ENTRY)
-#undef TAUVTA_ENTRY
+#define TAUVTA_TENSOR_ENTRY(name) FloatOpEntry{FloatOp::k##name, #name, &op_##name, nullptr},
+#define TAUVTA_VALUE_ENTRY(name) FloatOpEntry{FloatOp::k##name, #name, nullptr, &op_##name},
+    TAUVTA_FLOAT_OPS(TAUVTA_TENSOR_ENTRY, TAUVTA_VALUE_ENTRY)
+#undef TAUVTA_TENSOR_ENTRY
+#undef TAUVTA_VALUE_ENTRY
 };
 static_assert(kTable.size() == size_t(FloatOp::kCount), "float op table and FloatOp enum disagree");
 

@@ -11,8 +11,11 @@
 
 namespace tauvta::cpu {
 
-// X(OnnxName) — keep alphabetical; docs/cpu.md lists the same operators.
-#define TAUVTA_FLOAT_OPS(X) \
+// X(OnnxName): a tensor kernel, std::vector<Tensor> op_OnnxName(const OpArgs&).
+// V(OnnxName): a value kernel, std::vector<graph::Value> op_OnnxName(const OpArgs&): the operators
+// that take or make sequences of tensors (graph/value.h), and Identity, which passes either.
+// Keep alphabetical; docs/cpu.md lists the same operators.
+#define TAUVTA_FLOAT_OPS(X, V) \
   X(Abs)                    \
   X(Add)                    \
   X(And)                    \
@@ -22,6 +25,7 @@ namespace tauvta::cpu {
   X(Ceil)                   \
   X(Clip)                   \
   X(Concat)                 \
+  V(ConcatFromSequence)     \
   X(Constant)               \
   X(ConstantOfShape)        \
   X(Conv)                   \
@@ -29,7 +33,7 @@ namespace tauvta::cpu {
   X(DequantizeLinear)       \
   X(Div)                    \
   X(Dropout)                \
-  X(Elu)                   \
+  X(Elu)                    \
   X(Equal)                  \
   X(Erf)                    \
   X(Exp)                    \
@@ -45,14 +49,14 @@ namespace tauvta::cpu {
   X(GreaterOrEqual)         \
   X(HardSigmoid)            \
   X(HardSwish)              \
-  X(Identity)               \
-  X(InstanceNormalization) \
+  V(Identity)               \
+  X(InstanceNormalization)  \
   X(LayerNormalization)     \
   X(LeakyRelu)              \
   X(Less)                   \
   X(LessOrEqual)            \
   X(Log)                    \
-  X(LogSoftmax)            \
+  X(LogSoftmax)             \
   X(MatMul)                 \
   X(Max)                    \
   X(MaxPool)                \
@@ -82,15 +86,22 @@ namespace tauvta::cpu {
   X(Reshape)                \
   X(Resize)                 \
   X(ScatterND)              \
-  X(Selu)                  \
+  X(Selu)                   \
+  V(SequenceAt)             \
+  V(SequenceConstruct)      \
+  V(SequenceEmpty)          \
+  V(SequenceErase)          \
+  V(SequenceInsert)         \
+  V(SequenceLength)         \
   X(Shape)                  \
-  X(Shrink)                \
+  X(Shrink)                 \
   X(Sigmoid)                \
-  X(Sign)                  \
+  X(Sign)                   \
   X(Slice)                  \
   X(Softmax)                \
-  X(Softplus)              \
+  X(Softplus)               \
   X(Split)                  \
+  V(SplitToSequence)        \
   X(Sqrt)                   \
   X(Squeeze)                \
   X(Sub)                    \
@@ -104,24 +115,30 @@ namespace tauvta::cpu {
 
 enum class FloatOp : int {
 #define TAUVTA_ENUM(name) k##name,
-  TAUVTA_FLOAT_OPS(TAUVTA_ENUM)
+  TAUVTA_FLOAT_OPS(TAUVTA_ENUM, TAUVTA_ENUM)
 #undef TAUVTA_ENUM
   kCount
 };
 
 // A kernel computes a node's outputs (in node output order; trailing optional outputs may be
-// left out when the node does not ask for them) from its inputs.
+// left out when the node does not ask for them) from its inputs. Tensor kernels take and make
+// tensors only (the executor refuses them a sequence input); value kernels may take sequences
+// (OpArgs::sequences) and make them.
 using FloatKernel = std::vector<Tensor> (*)(const OpArgs& args);
+using ValueKernel = std::vector<Value> (*)(const OpArgs& args);
 
 // One declaration per listed operator: op_Conv, op_Relu, ...
-#define TAUVTA_DECLARE(name) std::vector<Tensor> op_##name(const OpArgs& args);
-TAUVTA_FLOAT_OPS(TAUVTA_DECLARE)
-#undef TAUVTA_DECLARE
+#define TAUVTA_DECLARE_TENSOR(name) std::vector<Tensor> op_##name(const OpArgs& args);
+#define TAUVTA_DECLARE_VALUE(name) std::vector<Value> op_##name(const OpArgs& args);
+TAUVTA_FLOAT_OPS(TAUVTA_DECLARE_TENSOR, TAUVTA_DECLARE_VALUE)
+#undef TAUVTA_DECLARE_TENSOR
+#undef TAUVTA_DECLARE_VALUE
 
 struct FloatOpEntry {
   FloatOp op;
   std::string_view name;
-  FloatKernel kernel;
+  FloatKernel kernel;        // a tensor kernel, or nullptr
+  ValueKernel value_kernel;  // a value kernel, or nullptr (exactly one of the two is set)
 };
 
 // The entry for an ONNX op_type, or nullptr when the float reference has no kernel for it.

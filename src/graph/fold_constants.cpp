@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "graph/onnx_ops.h"
 #include "graph/passes.h"
 #include "graph/shape_inference.h"
 
@@ -33,6 +34,10 @@ Graph fold_constants(const Graph& input, const NodeEvaluator& evaluate) {
   Graph g = input;
   std::vector<Node> kept;
   for (Node& n : g.nodes) {
+    if (is_sequence_operator(n.op_type)) {  // initializers are tensors: a sequence is never folded into one
+      kept.push_back(std::move(n));
+      continue;
+    }
     if (n.op_type == "Shape") {
       const ValueInfo* x = g.info(n.input(0));
       const Tensor* xt = g.is_initializer(n.input(0)) ? &g.initializers.at(n.input(0)) : nullptr;

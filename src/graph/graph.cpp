@@ -156,12 +156,19 @@ void verify(const Graph& g) {
   }
 }
 
+std::string type_string(const ValueInfo& v) {
+  if (v.sequence) return fmt::format("sequence<{}{}>", dtype_name(v.dtype), v.known_shape ? shape_string(v.shape) : "");
+  if (!v.known_shape) return "?";
+  return fmt::format("{}{}", dtype_name(v.dtype), shape_string(v.shape));
+}
+
 namespace {
 
 std::string value_type(const Graph& g, const std::string& name) {
   const ValueInfo* v = g.info(name);
-  if (v == nullptr || !v->known_shape) return "?";
-  std::string s = fmt::format("{}{}", dtype_name(v->dtype), shape_string(v->shape));
+  if (v == nullptr) return "?";
+  std::string s = type_string(*v);
+  if (v->sequence || !v->known_shape) return s;
   if (v->quant.quantized()) {
     s += v->quant.per_channel() ? fmt::format(" q{}/per-channel", v->quant.bits)
                                 : fmt::format(" q{}.{}", v->quant.bits, v->quant.frac_bits);

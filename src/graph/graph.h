@@ -50,6 +50,10 @@ struct ValueInfo {
   Shape shape;            // empty with known_shape=false: not yet inferred
   bool known_shape = false;
   QuantParams quant;      // quantized values carry their fixed-point format
+  // A sequence of tensors (ONNX's sequence type; graph/value.h). dtype, shape and known_shape
+  // then describe every element: the shape has -1 where elements may differ, and known_shape is
+  // false when their ranks may differ. The sequence's length is a run-time fact.
+  bool sequence = false;
 };
 
 struct Graph {
@@ -75,10 +79,15 @@ struct Graph {
 // value produced twice, an unnamed or duplicate node, an output nobody produces, an empty op type.
 void verify(const Graph& g);
 
+// A value's type as print_graph writes it (quantization format aside): "float32[1,?,28,28]", "?"
+// for a tensor of unknown rank, "sequence<float32[?,3]>" or "sequence<int64>" (no element shape).
+std::string type_string(const ValueInfo& v);
+
 // Readable text, one line per input/initializer/node/output, stable for golden tests:
 //   input  x: float32[1,1,28,28]
 //   init   w: float32[8,1,3,3]
 //   node   conv1 = Conv(x, w, b) {kernel_shape=[3,3], pads=[1,1,1,1]} -> y: float32[1,8,28,28]
+//   node   both = SequenceConstruct(x, y) -> xy: sequence<float32[1,?,28,28]>
 //   output y
 std::string print_graph(const Graph& g);
 

@@ -59,30 +59,65 @@ AttrValue attr_from_proto(const onnx::AttributeProto& a, const std::string& wher
                           attr_type_name(type)));
 }
 
-// The declared type of a graph input or output as a ValueInfo (dims without a value: -1).
+// The element type of a sequence type ("a sequence of maps", ...) for errors.
+std::string sequence_element_kind(const onnx::TypeProto& elem) {
+  switch (elem.value_case()) {
+    case onnx::TypeProto::kSequenceType: return "sequences";
+    case onnx::TypeProto::kMapType: return "maps";
+    case onnx::TypeProto::kOptionalType: return "optionals";
+    case onnx::TypeProto::kSparseTensorType: return "sparse tensors";
+    default: return "values of no declared type";
+  }
+}
+
+// The declared type of a graph input or output as a ValueInfo (dims without a value: -1). A
+// sequence of tensors is described by its element type (ValueInfo::sequence).
 ValueInfo value_info_from_proto(const onnx::ValueInfoProto& v, const std::string& what, const std::string& source) {
   const std::string where = fmt::format("{}: {} '{}'", source, what, v.name());
   if (!v.has_type()) throw Error(fmt::format("{} has no type", where));
-  const onnx::TypeProto& t = v.type();
-  switch (t.value_case()) {
+  const onnx::TypeProto* t = &v.type();
+  bool sequence = false;
+  switch (t->value_case()) {
     case onnx::TypeProto::kTensorType: break;
-    case onnx::TypeProto::kSequenceType: throw Error(fmt::format("{} is a sequence; only tensors are supported", where));
-    case onnx::TypeProto::kMapType: throw Error(fmt::format("{} is a map; only tensors are supported", where));
-    case onnx::TypeProto::kOptionalType: throw Error(fmt::format("{} is optional; only tensors are supported", where));
+    case onnx::TypeProto::kSequenceType:
+      if (!t->sequence_type().elem_type().has_tensor_type()) {
+        throw Error(fmt::format("{} is a sequence of {}; only tensors and sequences of tensors are supported", where,
+                                sequence_element_kind(t->sequence_type().elem_type())));
+      }
+      sequence = true;
+      t = &t->sequence_type().elem_type();
+      break;
+    case onnx::TypeProto::kMapType:
+      throw Error(fmt::format("{} is a map; only tensors and sequences of tensors are supported", where));
+    case onnx::TypeProto::kOptionalType:
+      throw Error(fmt::format("{} is optional; only tensors and sequences of tensors are supported", where));
     case onnx::TypeProto::kSparseTensorType:
       throw Error(fmt::format("{} is a sparse tensor; only dense tensors are supported", where));
     default: throw Error(fmt::format("{} has no tensor type", where));
   }
   ValueInfo info;
   info.name = v.name();
-  info.dtype = dtype_from_onnx_elem_type(t.tensor_type().elem_type(), where);
-  if (t.tensor_type().has_shape()) {
+  info.sequence = sequence;
+  info.dtype = dtype_from_onnx_elem_type(t->tensor_type().elem_type(), sequence ? where + " (its elements)" : where);
+  if (t->tensor_type().has_shape()) {
     info.known_shape = true;
-    for (const auto& d : t.tensor_type().shape().dim()) {
+    for (const auto& d : t->tensor_type().shape().dim()) {
       info.shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? int64_t(d.dim_value()) : int64_t(-1));
     }
   }
   return info;
+}
+
+// Whether a graph output declares an element type (writers that leave it undefined declare
+// nothing, and shape inference decides alone).
+bool declares_element_type(const onnx::ValueInfoProto& v) {
+  if (!v.has_type()) return false;
+  const onnx::TypeProto& t = v.type();
+  if (t.has_tensor_type()) return t.tensor_type().elem_type() != 0;
+  if (t.has_sequence_type() && t.sequence_type().elem_type().has_tensor_type()) {
+    return t.sequence_type().elem_type().tensor_type().elem_type() != 0;
+  }
+  return true;  // other kinds: value_info_from_proto says why they are refused
 }
 
 int64_t default_domain_opset(const onnx::ModelProto& m, const std::string& source) {
@@ -372,6 +407,14 @@ Graph import_onnx_model(const onnx::ModelProto& model, const std::string& source
     }
     const OnnxOpSpec* spec = find_onnx_op(n.op_type);
     if (spec == nullptr) {
+      // Control flow and SequenceMap run a subgraph per call; tauvta executes flat graphs only.
+      for (const auto& ap : np.attribute()) {
+        if (ap.has_g() || ap.graphs_size() > 0) {
+          throw Error(fmt::format("{}: {}: operator {} runs a subgraph (attribute '{}'); operators with subgraphs "
+                                  "(If, Loop, Scan, SequenceMap) are not supported",
+                                  source, n.describe(), n.op_type, ap.name()));
+        }
+      }
       throw Error(fmt::format("{}: {}: operator {} is not supported (supported: {})", source, n.describe(),
                               n.op_type, supported_list()));
     }
@@ -391,10 +434,8 @@ Graph import_onnx_model(const onnx::ModelProto& model, const std::string& source
   for (const auto& vp : gp.output()) {
     if (vp.name().empty()) throw Error(fmt::format("{}: a graph output has no name", source));
     g.outputs.push_back(vp.name());
-    // A declared output type is a check for shape inference; writers that leave the element
-    // type undefined declare nothing.
-    const bool declared = vp.has_type() && !(vp.type().has_tensor_type() && vp.type().tensor_type().elem_type() == 0);
-    if (declared && !g.initializers.count(vp.name()) && !g.values.count(vp.name())) {
+    // A declared output type is a check for shape inference.
+    if (declares_element_type(vp) && !g.initializers.count(vp.name()) && !g.values.count(vp.name())) {
       g.values[vp.name()] = value_info_from_proto(vp, "graph output", source);
     }
   }

@@ -391,6 +391,14 @@ void normalize_node(Node n, const OnnxOpSpec& spec, int version, ImportContext& 
     normalize_cast(n, ctx);
   } else if (op == "Concat") {
     if (!n.has_attr("axis")) ctx.fail(n, "missing attribute 'axis'");
+  } else if (op == "ConcatFromSequence") {
+    if (!n.has_attr("axis")) ctx.fail(n, "missing attribute 'axis'");
+    check_flag(ctx, n, "new_axis");
+  } else if (op == "SplitToSequence") {
+    check_flag(ctx, n, "keepdims");
+  } else if (op == "SequenceEmpty" && n.has_attr("dtype")) {
+    (void)dtype_from_onnx_elem_type(int(n.attr_int("dtype")),
+                                    fmt::format("{}: {}: attribute 'dtype'", ctx.source, n.describe()));
   } else if (op == "Softmax" && version < 13) {
     n.attrs["axis"] = n.attr_int_or("axis", 1);
     ctx.legacy_softmax.push_back(n.name);

@@ -118,6 +118,15 @@ std::vector<OnnxOpSpec> make_specs() {
       {"Tile", {1, 6, 13}, {}, 2, 2, 1, 1},
       {"Where", {9, 16}, {}, 3, 3, 1, 1},
       {"Xor", {1, 7}, {}, 2, 2, 1, 1},
+      // ONNX's sequence type (opset 11; unchanged up to 17). Identity passes sequences from 14.
+      {"ConcatFromSequence", {11}, {{"axis"}, {"new_axis"}}, 1, 1, 1, 1},
+      {"SequenceAt", {11}, {}, 2, 2, 1, 1},
+      {"SequenceConstruct", {11}, {}, 1, kMany, 1, 1},
+      {"SequenceEmpty", {11}, {{"dtype"}}, 0, 0, 1, 1},
+      {"SequenceErase", {11}, {}, 1, 2, 1, 1},
+      {"SequenceInsert", {11}, {}, 2, 3, 1, 1},
+      {"SequenceLength", {11}, {}, 1, 1, 1, 1},
+      {"SplitToSequence", {11}, {{"axis"}, {"keepdims"}}, 1, 2, 1, 1},
   };
   std::sort(specs.begin(), specs.end(), [](const OnnxOpSpec& x, const OnnxOpSpec& y) { return x.name < y.name; });
   return specs;
@@ -143,6 +152,13 @@ int onnx_op_version(const OnnxOpSpec& spec, int64_t opset) {
     if (since <= opset) v = since;
   }
   return v;
+}
+
+bool is_sequence_operator(std::string_view op_type) {
+  static constexpr std::string_view kOps[] = {"ConcatFromSequence", "SequenceAt",     "SequenceConstruct",
+                                              "SequenceEmpty",      "SequenceErase",  "SequenceInsert",
+                                              "SequenceLength",     "SplitToSequence"};
+  return std::find(std::begin(kOps), std::end(kOps), op_type) != std::end(kOps);
 }
 
 bool onnx_attr_allowed(const OnnxOpSpec& spec, int version, std::string_view name) {

@@ -32,6 +32,11 @@ const std::vector<OnnxOpSpec>& onnx_op_specs();
 // operator did not exist yet.
 int onnx_op_version(const OnnxOpSpec& spec, int64_t opset);
 
+// The operators of ONNX's sequence type (ConcatFromSequence, SequenceAt, SequenceConstruct,
+// SequenceEmpty, SequenceErase, SequenceInsert, SequenceLength, SplitToSequence): each takes or
+// makes a sequence of tensors (graph/value.h). Identity, which passes either, is not one of them.
+bool is_sequence_operator(std::string_view op_type);
+
 // Whether attribute `name` exists in operator version `version`.
 bool onnx_attr_allowed(const OnnxOpSpec& spec, int version, std::string_view name);
 

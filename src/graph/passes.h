@@ -23,7 +23,8 @@ using NodeEvaluator =
 // Constant folding. A node whose inputs are all initializers is evaluated (small shape arithmetic
 // by evaluate_shape_arithmetic, everything else by `evaluate` when given) and its outputs become
 // initializers. Shape of a value whose shape is fully known becomes a constant, and so does the
-// mask of an inference Dropout (all true; the Dropout itself becomes an Identity). Run after
+// mask of an inference Dropout (all true; the Dropout itself becomes an Identity). Sequence
+// operators are never folded (an initializer is a tensor, not a sequence). Run after
 // infer_shapes; initializers nobody reads any more are left to remove_dead_nodes.
 Graph fold_constants(const Graph& g, const NodeEvaluator& evaluate = {});
 

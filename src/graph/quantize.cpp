@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "graph/onnx_ops.h"
 #include "graph/quantize_builder.h"
 
 namespace tauvta::graph {
@@ -95,6 +96,7 @@ bool constant_inputs_after_first(const Graph& g, const Node& n) {
 
 std::string float_fallback_why(const Node& n) {
   const std::string& op = n.op_type;
+  if (is_sequence_operator(op)) return "a sequence operator (sequences of tensors have no fixed-point form)";
   if ((op == "Resize" || op == "Upsample") && n.attr_string_or("mode", "nearest") != "nearest") {
     return fmt::format("mode '{}' interpolates new values", n.attr_string_or("mode", ""));
   }
@@ -125,7 +127,26 @@ std::string float_fallback_why(const Node& n) {
   return "";
 }
 
+void refuse_sequences(const Graph& g) {
+  const char* why = "the integer path (quantization, the integer reference, the accelerator) carries tensors only; "
+                    "run the model on the float reference (--float)";
+  for (const Node& n : g.nodes) {
+    for (const auto* list : {&n.inputs, &n.outputs}) {
+      for (const std::string& v : *list) {
+        const ValueInfo* info = v.empty() ? nullptr : g.info(v);
+        if (info == nullptr || !info->sequence) continue;
+        throw Error(fmt::format("{}: {} '{}' is a sequence of tensors; {}", n.describe(),
+                                list == &n.inputs ? "input" : "output", v, why));
+      }
+    }
+    if (is_sequence_operator(n.op_type)) {
+      throw Error(fmt::format("{}: {}; {}", n.describe(), float_fallback_why(n), why));
+    }
+  }
+}
+
 QuantizeResult quantize(const Graph& g, const CalibrationStats& stats, const QuantizeOptions& options) {
+  refuse_sequences(g);
   for (int bits : {options.act_bits, options.wgt_bits}) {
     if (bits < 1 || bits > 16) {
       throw Error(fmt::format("quantize: activation and weight widths must be 1..16 bits, got {}", bits));

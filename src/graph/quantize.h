@@ -123,6 +123,12 @@ bool is_quantized_op(const std::string& op_type);
 // the only reason is that no integer form exists for it. Placement reports show the same text.
 std::string float_fallback_why(const Node& n);
 
+// The integer path (this pass, the integer executor, the accelerator's runner and artifacts)
+// moves tensors between nodes, so a graph with sequences of tensors (ONNX's sequence type) stays
+// on the float reference: throws tauvta::Error naming the first node that takes or makes one and
+// why. quantize() checks it first; the model pipeline checks it before calibrating.
+void refuse_sequences(const Graph& g);
+
 // A requantizing node's SHR amount per output channel: its `shift` attribute is one int (per
 // tensor) or a list with one entry per output channel. Throws naming the node otherwise.
 std::vector<int64_t> requant_shifts(const Node& n, int64_t channels);

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "graph/onnx_import.h"
+#include "graph/onnx_ops.h"
 #include "graph/shape_rules.h"
 
 namespace tauvta::graph {
@@ -91,7 +92,20 @@ namespace {
 ShapeRule find_rule(const std::string& op) {
   if (ShapeRule r = find_nn_rule(op)) return r;
   if (ShapeRule r = find_tensor_rule(op)) return r;
+  if (ShapeRule r = find_sequence_rule(op)) return r;
   return find_math_rule(op);
+}
+
+// Only the sequence operators and Identity take sequences; any other operator is refused one
+// here, by name, before its rule reads the sequence's element info as if it were a tensor.
+void refuse_sequence_inputs(const InferArgs& a) {
+  if (is_sequence_operator(a.node.op_type) || a.node.op_type == "Identity") return;
+  for (size_t i = 0; i < a.infos.size(); ++i) {
+    if (a.infos[i] != nullptr && a.infos[i]->sequence) {
+      a.fail(fmt::format("input {} ('{}') is a sequence of tensors; {} takes tensors", i, a.node.input(i),
+                         a.node.op_type));
+    }
+  }
 }
 
 ValueInfo info_of_tensor(const Tensor& t) { return ranked(t.dtype(), t.shape()); }
@@ -103,6 +117,10 @@ void bind_inputs(Graph& g, const ShapeInferenceOptions& options) {
                               fmt::join(g.inputs, ", ")));
     }
     ValueInfo& v = g.info_mut(name);
+    if (v.sequence) {
+      throw Error(fmt::format("cannot set the shape of graph input '{}': it is a sequence, and its elements' shapes "
+                              "are only known at run time", name));
+    }
     if (v.known_shape) {
       bool ok = v.shape.size() == shape.size();
       for (size_t i = 0; ok && i < shape.size(); ++i) ok = v.shape[i] < 0 || v.shape[i] == shape[i];
@@ -120,13 +138,17 @@ void bind_inputs(Graph& g, const ShapeInferenceOptions& options) {
   if (options.batch > 0) {
     for (const std::string& name : g.inputs) {
       ValueInfo& v = g.info_mut(name);
-      if (v.known_shape && !v.shape.empty() && v.shape[0] < 0) v.shape[0] = options.batch;
+      if (!v.sequence && v.known_shape && !v.shape.empty() && v.shape[0] < 0) v.shape[0] = options.batch;
     }
   }
 }
 
 // An inferred shape must not contradict what was recorded before (declared graph outputs).
 void check_consistent(const Node& n, const std::string& value, const ValueInfo& old, const ValueInfo& now) {
+  if (old.sequence != now.sequence) {
+    throw Error(fmt::format("{}: inferred a {} for '{}', but the graph records a {}", n.describe(),
+                            now.sequence ? "sequence" : "tensor", value, old.sequence ? "sequence" : "tensor"));
+  }
   if (!old.known_shape || !now.known_shape) return;
   bool ok = old.shape.size() == now.shape.size() && old.dtype == now.dtype;
   for (size_t i = 0; ok && i < old.shape.size(); ++i) {
@@ -308,6 +330,7 @@ Graph infer_shapes(const Graph& input, const ShapeInferenceOptions& options) {
       a.infos.push_back(info);
       a.values.push_back(value);
     }
+    refuse_sequence_inputs(a);
     const ShapeRule rule = find_rule(n.op_type);
     if (rule == nullptr) {
       for (const std::string& o : n.outputs) {
@@ -332,8 +355,9 @@ Graph infer_shapes(const Graph& input, const ShapeInferenceOptions& options) {
         for (int64_t& d : lower) d = std::max<int64_t>(d, 1);
         check_tensor_size(outs[k].dtype, lower, fmt::format("{}: output '{}',", n.describe(), name));
       }
+      const bool recorded = g.info(name) != nullptr;  // declared, or inferred by an earlier run
       ValueInfo& v = g.info_mut(name);
-      check_consistent(n, name, v, outs[k]);
+      if (recorded) check_consistent(n, name, v, outs[k]);
       const QuantParams quant = v.quant;
       v = outs[k];
       v.name = name;
@@ -358,7 +382,8 @@ Graph infer_shapes(const Graph& input, const ShapeInferenceOptions& options) {
         std::vector<Tensor> r = evaluate_shape_arithmetic(n, a.values);
         if (!r.empty()) computed[n.outputs[0]] = std::move(r[0]);
       }
-    } else if (options.evaluate && small_known_inputs(n, a.values)) {
+    } else if (options.evaluate && !is_sequence_operator(n.op_type) && small_known_inputs(n, a.values)) {
+      // (Sequence operators are not evaluated: only tensors are followed by value.)
       bool small_outputs = true;
       for (size_t k = 0; k < n.outputs.size(); ++k) {
         small_outputs = small_outputs && (n.outputs[k].empty() ||

@@ -1,6 +1,7 @@
 // Inside shape inference: one rule per operator, from what is known about a node's inputs (dtype,
 // shape, and the value of constant or shape-derived inputs) to its outputs' dtype and shape.
-// shape_rules_nn.cpp holds the layers, shape_rules_tensor.cpp the tensor-manipulation operators.
+// shape_rules_nn.cpp holds the layers, shape_rules_tensor.cpp the tensor-manipulation operators,
+// shape_rules_sequence.cpp the sequence operators.
 #pragma once
 
 #include <cstdint>
@@ -58,5 +59,8 @@ using ShapeRule = std::vector<ValueInfo> (*)(const InferArgs&);
 ShapeRule find_nn_rule(const std::string& op);
 ShapeRule find_tensor_rule(const std::string& op);
 ShapeRule find_math_rule(const std::string& op);  // shape_rules_math.cpp
+// The sequence operators and Identity (shape_rules_sequence.cpp): the only rules that take or
+// give sequences (ValueInfo::sequence); the driver refuses a sequence input to any other operator.
+ShapeRule find_sequence_rule(const std::string& op);
 
 }  // namespace tauvta::graph

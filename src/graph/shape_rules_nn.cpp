@@ -351,7 +351,6 @@ ShapeRule find_nn_rule(const std::string& op) {
       {"Gemm", gemm},
       {"GlobalAveragePool", global_pool},
       {"GlobalMaxPool", global_pool},
-      {"Identity", same_as_input},
       {"LeakyRelu", float_unary},
       {"Elu", float_unary},
       {"Selu", float_unary},

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>  // with ONNX_ML=1 (set by the onnx_proto target): the onnx-ml messages
+#include <onnx/onnx-data_pb.h>  // TensorProto and SequenceProto, with ONNX_ML=1 (set by the onnx_proto target)
 
 #include "common/error.h"
 #include "graph/onnx_import.h"
@@ -24,6 +24,18 @@ graph::Tensor read_tensor_pb(const std::filesystem::path& path) {
   onnx::TensorProto proto;
   if (!proto.ParseFromIstream(&in)) {
     throw Error(fmt::format("{}: not a valid ONNX TensorProto (protobuf parse failed)", path.string()));
+  }
+  // The bytes of a SequenceProto parse as a TensorProto too (its name reads as dims, its tensors
+  // as a segment): a file that does so is named for what it is, not refused as a segmented tensor.
+  if (proto.has_segment()) {
+    in.clear();
+    in.seekg(0);
+    onnx::SequenceProto sequence;
+    if (sequence.ParseFromIstream(&in) && sequence.elem_type() == onnx::SequenceProto::TENSOR &&
+        sequence.tensor_values_size() > 0) {
+      throw Error(fmt::format("{}: holds an ONNX SequenceProto (a sequence of {} tensors), not a TensorProto; a tensor "
+                              "is expected here", path.string(), sequence.tensor_values_size()));
+    }
   }
   std::string where = path.string();
   if (!proto.name().empty()) where += fmt::format(" (tensor '{}')", proto.name());

@@ -41,7 +41,7 @@ std::vector<bool> graph_batch_inputs(const graph::Graph& g) {
   std::vector<bool> operand;
   for (const std::string& i : g.inputs) {
     const graph::ValueInfo* v = g.info(i);
-    const bool known = v != nullptr && v->known_shape;
+    const bool known = v != nullptr && v->known_shape && !v->sequence;  // a sequence carries no batch
     shapes.push_back(known ? v->shape : graph::Shape{});
     operand.push_back(known && v->shape.size() == 1 && v->dtype == graph::DType::kInt64);
   }
@@ -77,7 +77,7 @@ std::vector<std::pair<std::string, graph::Shape>> declared_inputs(const graph::G
   const std::vector<bool> carries = graph_batch_inputs(g);
   for (size_t k = 0; k < g.inputs.size(); ++k) {
     const graph::ValueInfo* v = g.info(g.inputs[k]);
-    if (v == nullptr || !v->known_shape) continue;
+    if (v == nullptr || !v->known_shape || v->sequence) continue;
     graph::Shape s = v->shape;
     if (batch > 0 && !s.empty() && carries[k]) s[0] = batch;
     out.emplace_back(g.inputs[k], std::move(s));
@@ -192,6 +192,7 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
   g = p.run("remove_dead_nodes", [&] { return graph::remove_dead_nodes(g); });
   m.float_graph = std::move(g);
   if (!o.quantize) return m;
+  graph::refuse_sequences(m.float_graph);  // before calibration spends time on a graph quantize() refuses
 
   const auto t0 = std::chrono::steady_clock::now();
   const SampleSet samples = load_samples(m.float_graph, o.calibrate, o.calib_samples,

@@ -1,9 +1,10 @@
 // ONNX's own node tests (Debian's libonnx-testdata) through the whole float path: import_onnx ->
-// infer_shapes -> run_float, compared with the expected outputs under the tolerances of ONNX's
-// backend test runner (numpy.testing.assert_allclose, rtol 1e-3, atol 1e-7; exact for integer and
-// bool outputs). Every test directory whose model uses only the operators of issue 3 is selected
-// by reading the model's node types; the few whose models need something tauvta deliberately does
-// not represent must be rejected with the error pinned in kExpectedErrors.
+// infer_shapes -> run_float_values (sequence inputs and outputs are SequenceProto files), compared
+// with the expected outputs under the tolerances of ONNX's backend test runner
+// (numpy.testing.assert_allclose, rtol 1e-3, atol 1e-7; exact for integer and bool outputs).
+// Every test directory whose model uses only the operators of issue 3 is selected by reading the
+// model's node types; the few whose models need something tauvta deliberately does not represent
+// must be rejected with the error pinned in kExpectedErrors.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -49,7 +50,11 @@ const std::set<std::string> kIssueOperators = {
     "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "LayerNormalization", "ConstantOfShape", "Range",
     "Expand", "Tile", "Split", "ScatterND",
     // Common in exported models (issue 33).
-    "Elu", "Selu", "Softplus", "LogSoftmax", "InstanceNormalization", "Sign", "Shrink"};
+    "Elu", "Selu", "Softplus", "LogSoftmax", "InstanceNormalization", "Sign", "Shrink",
+    // ONNX's sequence type (ONNX 1.12 has node tests for SequenceInsert and Identity on a
+    // sequence only; tests/model/onnx_model_cases_test.cpp runs the others' model cases).
+    "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceErase", "SequenceAt", "SequenceLength",
+    "SplitToSequence", "ConcatFromSequence"};
 
 // Selected tests the full path must reject, with the text the error must contain: they need what
 // tauvta deliberately does not represent (the import refuses them) or random training-mode
@@ -71,16 +76,27 @@ bool load_model(const fs::path& path, onnx::ModelProto& m) {
 }
 
 // Element types a graph::Tensor holds (ONNX codes: FLOAT, UINT8, INT8, INT16, INT32, INT64, BOOL,
-// DOUBLE).
+// DOUBLE), as a tensor or as the elements of a sequence.
 bool representable(const onnx::TypeProto& t) {
   static const std::set<int> kCodes = {1, 2, 3, 5, 6, 7, 9, 11};
+  if (t.has_sequence_type()) return representable(t.sequence_type().elem_type());
   return t.has_tensor_type() && kCodes.count(t.tensor_type().elem_type()) > 0;
+}
+
+// A test's value file: a SequenceProto where the model declares a sequence, else a TensorProto
+// (the bytes do not tell them apart).
+graph::Value read_value_file(const fs::path& file, const onnx::TypeProto& declared) {
+  if (!declared.has_sequence_type()) return io::read_tensor_pb(file);
+  const int code = declared.sequence_type().elem_type().tensor_type().elem_type();
+  return io::read_sequence_pb(file, graph::dtype_from_onnx_elem_type(code, file.string()));
 }
 
 struct Discovery {
   std::vector<std::string> selected;  // models using only the issue's operators
   std::vector<std::string> skipped;   // models using another operator
-  std::vector<std::string> kernel_level;  // selected, with every input and output a plain tensor
+  // Selected, with every input and output a tensor or a sequence of tensors of a representable
+  // element type.
+  std::vector<std::string> kernel_level;
 };
 
 const Discovery& discover() {
@@ -127,22 +143,29 @@ std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& pre
 }
 
 // Imports, infers shapes for the given inputs and runs the float reference on test_data_set_0.
-TensorMap run_case(const fs::path& dir, graph::Graph& g) {
+// Sequence inputs (as the imported graph declares them) are read as SequenceProtos and bind no
+// shape.
+ValueMap run_case(const fs::path& dir, graph::Graph& g) {
   g = graph::import_onnx(dir / "model.onnx");
   const fs::path data = dir / "test_data_set_0";
   const std::vector<fs::path> input_files = numbered_files(data, "input");
-  TensorMap inputs;
+  ValueMap inputs;
   graph::ShapeInferenceOptions options;
   if (input_files.size() != g.inputs.size()) {
     throw Error(fmt::format("{} input files for {} graph inputs", input_files.size(), g.inputs.size()));
   }
   for (size_t i = 0; i < input_files.size(); ++i) {
+    const graph::ValueInfo* declared = g.info(g.inputs[i]);
+    if (declared != nullptr && declared->sequence) {
+      inputs[g.inputs[i]] = io::read_sequence_pb(input_files[i], declared->dtype);
+      continue;
+    }
     Tensor t = io::read_tensor_pb(input_files[i]);
     options.input_shapes[g.inputs[i]] = t.shape();
     inputs[g.inputs[i]] = std::move(t);
   }
   g = graph::infer_shapes(g, options);
-  return run_float(g, inputs);
+  return run_float_values(g, inputs);
 }
 
 // numpy.testing.assert_allclose(actual, expected, rtol, atol) with NaNs equal; exact otherwise.
@@ -194,6 +217,34 @@ std::string compare(const std::string& name, const Tensor& actual, const Tensor&
                      first, a[size_t(first)], e[size_t(first)]);
 }
 
+// compare() for values: a sequence matches element by element (and in length).
+std::string compare_values(const std::string& name, const graph::Value& actual, const graph::Value& expected) {
+  const auto* a = std::get_if<graph::TensorSequence>(&actual);
+  const auto* e = std::get_if<graph::TensorSequence>(&expected);
+  if ((a == nullptr) != (e == nullptr)) {
+    return fmt::format("output '{}': got a {}, expected a {}", name, a ? "sequence" : "tensor",
+                       e ? "sequence" : "tensor");
+  }
+  if (a == nullptr) return compare(name, std::get<Tensor>(actual), std::get<Tensor>(expected));
+  if (a->dtype != e->dtype || a->length() != e->length()) {
+    return fmt::format("output '{}': got a {}, expected a {}", name, a->describe(), e->describe());
+  }
+  for (size_t k = 0; k < a->tensors.size(); ++k) {
+    const std::string diff = compare(fmt::format("{}[{}]", name, k), a->tensors[k], e->tensors[k]);
+    if (!diff.empty()) return diff;
+  }
+  return "";
+}
+
+// The declared type of every graph output of a test's model, in order.
+std::vector<onnx::TypeProto> output_types(const fs::path& dir) {
+  onnx::ModelProto m;
+  if (!load_model(dir / "model.onnx", m)) throw Error("model.onnx does not parse");
+  std::vector<onnx::TypeProto> types;
+  for (const auto& v : m.graph().output()) types.push_back(v.type());
+  return types;
+}
+
 class OnnxNodeConformance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxNodeConformance, MatchesReferenceOutputs) {
@@ -210,7 +261,7 @@ TEST_P(OnnxNodeConformance, MatchesReferenceOutputs) {
     }
     return;
   }
-  TensorMap outputs;
+  ValueMap outputs;
   try {
     outputs = run_case(dir, g);
   } catch (const Error& e) {
@@ -218,10 +269,12 @@ TEST_P(OnnxNodeConformance, MatchesReferenceOutputs) {
   }
   const std::vector<fs::path> output_files = numbered_files(dir / "test_data_set_0", "output");
   ASSERT_EQ(output_files.size(), g.outputs.size());
+  const std::vector<onnx::TypeProto> types = output_types(dir);
+  ASSERT_EQ(types.size(), g.outputs.size());
   for (size_t i = 0; i < output_files.size(); ++i) {
-    const Tensor expected = io::read_tensor_pb(output_files[i]);
+    const graph::Value expected = read_value_file(output_files[i], types[i]);
     ASSERT_TRUE(outputs.count(g.outputs[i])) << g.outputs[i];
-    const std::string diff = compare(g.outputs[i], outputs.at(g.outputs[i]), expected);
+    const std::string diff = compare_values(g.outputs[i], outputs.at(g.outputs[i]), expected);
     EXPECT_TRUE(diff.empty()) << diff;
   }
 }
@@ -231,8 +284,8 @@ INSTANTIATE_TEST_SUITE_P(Node, OnnxNodeConformance, ::testing::ValuesIn(discover
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OnnxNodeConformance);
 
 
-// Kernel level: every node of the model through eval_float_node in file order, attributes and
-// initializers taken from the protobuf as they are (no frontend normalization, no shape
+// Kernel level: every node of the model through eval_float_node_values in file order, attributes
+// and initializers taken from the protobuf as they are (no frontend normalization, no shape
 // inference), so the kernels are checked against the reference data on their own.
 graph::Node node_from_proto(const onnx::NodeProto& p, size_t index) {
   graph::Node n;
@@ -254,14 +307,14 @@ graph::Node node_from_proto(const onnx::NodeProto& p, size_t index) {
   return n;
 }
 
-std::vector<Tensor> run_nodes(const fs::path& dir) {
+std::vector<graph::Value> run_nodes(const fs::path& dir) {
   onnx::ModelProto m;
   if (!load_model(dir / "model.onnx", m)) throw Error("model.onnx does not parse");
   int64_t opset = 1;
   for (const auto& o : m.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   }
-  std::map<std::string, Tensor> env;
+  std::map<std::string, graph::Value> env;
   std::set<std::string> inits;
   for (const auto& t : m.graph().initializer()) {
     env[t.name()] = graph::tensor_from_onnx(t, t.name());
@@ -272,18 +325,18 @@ std::vector<Tensor> run_nodes(const fs::path& dir) {
   for (const auto& v : m.graph().input()) {
     if (inits.count(v.name())) continue;
     if (next >= input_files.size()) throw Error("fewer input files than graph inputs");
-    env[v.name()] = io::read_tensor_pb(input_files[next++]);
+    env[v.name()] = read_value_file(input_files[next++], v.type());
   }
   for (int i = 0; i < m.graph().node_size(); ++i) {
     const graph::Node n = node_from_proto(m.graph().node(i), size_t(i));
-    std::vector<const Tensor*> args;
+    std::vector<const graph::Value*> args;
     for (const std::string& in : n.inputs) args.push_back(in.empty() ? nullptr : &env.at(in));
-    std::vector<Tensor> outs = eval_float_node(n, args, opset);
+    std::vector<graph::Value> outs = eval_float_node_values(n, args, opset);
     for (size_t k = 0; k < outs.size() && k < n.outputs.size(); ++k) {
       if (!n.outputs[k].empty()) env[n.outputs[k]] = std::move(outs[k]);
     }
   }
-  std::vector<Tensor> result;
+  std::vector<graph::Value> result;
   for (const auto& v : m.graph().output()) result.push_back(env.at(v.name()));
   return result;
 }
@@ -303,7 +356,7 @@ TEST_P(OnnxNodeKernels, MatchesReferenceOutputs) {
     }
     return;
   }
-  std::vector<Tensor> outputs;
+  std::vector<graph::Value> outputs;
   try {
     outputs = run_nodes(dir);
   } catch (const Error& e) {
@@ -311,8 +364,10 @@ TEST_P(OnnxNodeKernels, MatchesReferenceOutputs) {
   }
   const std::vector<fs::path> output_files = numbered_files(dir / "test_data_set_0", "output");
   ASSERT_EQ(output_files.size(), outputs.size());
+  const std::vector<onnx::TypeProto> types = output_types(dir);
   for (size_t i = 0; i < output_files.size(); ++i) {
-    const std::string diff = compare(fmt::format("#{}", i), outputs[i], io::read_tensor_pb(output_files[i]));
+    const std::string diff =
+        compare_values(fmt::format("#{}", i), outputs[i], read_value_file(output_files[i], types.at(i)));
     EXPECT_TRUE(diff.empty()) << diff;
   }
 }
@@ -327,12 +382,13 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OnnxNodeKernels);
 TEST(OnnxNodeConformanceSelection, FindsEveryTestOfTheIssueOperators) {
   ASSERT_TRUE(fs::is_directory(kNodeTests)) << kNodeTests << " is missing: install libonnx-testdata";
   const Discovery& d = discover();
-  EXPECT_EQ(d.selected.size(), 518u);
-  // All but float16/bfloat16/string/unsigned 16-64-bit elements, optional and sequence values.
-  EXPECT_EQ(d.kernel_level.size(), 518u - 32u);
+  EXPECT_EQ(d.selected.size(), 520u);
+  // All but float16/bfloat16/string/unsigned 16-64-bit elements and optional values (sequences of
+  // tensors included: test_identity_sequence, test_sequence_insert_at_back and _at_front).
+  EXPECT_EQ(d.kernel_level.size(), 520u - 31u);
   EXPECT_EQ(d.selected.size() + d.skipped.size(), 932u);
-  // 482 of the 518 pass on the full path; 32 unrepresentable, 4 random Dropout.
-  EXPECT_EQ(kExpectedErrors.size(), 36u);
+  // 485 of the 520 pass on the full path; 31 unrepresentable, 4 random Dropout.
+  EXPECT_EQ(kExpectedErrors.size(), 35u);
   for (const auto& [dir, message] : kExpectedErrors) {
     EXPECT_TRUE(std::find(d.selected.begin(), d.selected.end(), dir) != d.selected.end()) << dir;
   }

@@ -55,6 +55,15 @@ class ModelBuilder {
     value_info(m_.mutable_graph()->add_output(), name, dims, t);
     return *this;
   }
+  // A sequence of tensors of dtype t whose elements have `dims` (empty: no element shape).
+  ModelBuilder& sequence_input(const std::string& name, const std::vector<int64_t>& dims, DType t = DType::kFloat32) {
+    sequence_info(m_.mutable_graph()->add_input(), name, dims, t);
+    return *this;
+  }
+  ModelBuilder& sequence_output(const std::string& name, const std::vector<int64_t>& dims, DType t = DType::kFloat32) {
+    sequence_info(m_.mutable_graph()->add_output(), name, dims, t);
+    return *this;
+  }
   ModelBuilder& output(const std::string& name) {
     m_.mutable_graph()->add_output()->set_name(name);
     return *this;
@@ -89,6 +98,14 @@ class ModelBuilder {
       if (d < 0) dim->set_dim_param("N");
       else dim->set_dim_value(d);
     }
+  }
+  static void sequence_info(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims,
+                            DType t) {
+    onnx::ValueInfoProto element;
+    value_info(&element, name, dims, t);
+    if (dims.empty()) element.mutable_type()->mutable_tensor_type()->clear_shape();
+    v->set_name(name);
+    *v->mutable_type()->mutable_sequence_type()->mutable_elem_type() = element.type();
   }
   onnx::ModelProto m_;
 };

@@ -18,6 +18,7 @@ namespace {
 using tauvta::testing::error_of;
 
 using ::testing::HasSubstr;
+using testing::attr;
 using testing::attr_int;
 using testing::attr_ints;
 using testing::attr_string;
@@ -222,14 +223,16 @@ TEST(OnnxImportErrors, UnsupportedOperatorListsTheSupportedOnes) {
   b.output("y");
   EXPECT_EQ(error_of([&] { b.import(); }),
             "test.onnx: node 'x' (LSTM): operator LSTM is not supported (supported: Abs, Add, And, AveragePool, "
-            "BatchNormalization, Cast, Ceil, Clip, Concat, Constant, ConstantOfShape, Conv, ConvTranspose, "
+            "BatchNormalization, Cast, Ceil, Clip, Concat, ConcatFromSequence, Constant, ConstantOfShape, Conv, "
+            "ConvTranspose, "
             "DequantizeLinear, Div, Dropout, Elu, Equal, Erf, Exp, Expand, Flatten, Floor, Gather, Gemm, "
             "GlobalAveragePool, GlobalMaxPool, Greater, GreaterOrEqual, HardSigmoid, HardSwish, Identity, "
             "InstanceNormalization, LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
             "MaxPool, Min, Mod, Mul, Neg, Not, Or, PRelu, Pad, Pow, QuantizeLinear, Range, Reciprocal, ReduceL1, "
             "ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, "
-            "ReduceSumSquare, Relu, Reshape, Resize, ScatterND, Selu, Shape, Shrink, Sigmoid, Sign, Slice, Softmax, "
-            "Softplus, Split, Sqrt, Squeeze, Sub, Tanh, Tile, Transpose, Unsqueeze, Upsample, Where, Xor)");
+            "ReduceSumSquare, Relu, Reshape, Resize, ScatterND, Selu, SequenceAt, SequenceConstruct, SequenceEmpty, "
+            "SequenceErase, SequenceInsert, SequenceLength, Shape, Shrink, Sigmoid, Sign, Slice, Softmax, Softplus, "
+            "Split, SplitToSequence, Sqrt, Squeeze, Sub, Tanh, Tile, Transpose, Unsqueeze, Upsample, Where, Xor)");
 }
 
 TEST(OnnxImportErrors, UnsupportedAttributeValue) {
@@ -403,8 +406,106 @@ TEST(OnnxImportErrors, BrokenGraphs) {
     in->mutable_type()->mutable_sequence_type();
     b.node("Identity", {"seq"}, {"y"});
     b.output("y");
-    EXPECT_EQ(error_of([&] { b.import(); }), "test.onnx: graph input 'seq' is a sequence; only tensors are supported");
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: graph input 'seq' is a sequence of values of no declared type; only tensors and sequences "
+              "of tensors are supported");
+    in->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_map_type();
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: graph input 'seq' is a sequence of maps; only tensors and sequences of tensors are "
+              "supported");
+    in->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+        onnx::TensorProto::FLOAT16);
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: graph input 'seq' (its elements): element type FLOAT16 is not supported (supported: FLOAT, "
+              "DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL)");
+    in->mutable_type()->mutable_optional_type();
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: graph input 'seq' is optional; only tensors and sequences of tensors are supported");
   }
+}
+
+// ---- sequences of tensors (ONNX's sequence type) ----
+
+TEST(OnnxImport, SequenceInputsAndOutputsAreValuesWithAnElementType) {
+  ModelBuilder b(16);
+  b.sequence_input("s", {-1, 3});
+  b.input("x", {2, 3});
+  b.node("SequenceInsert", {"s", "x"}, {"s2"}, "insert");
+  b.sequence_output("s2", {}, DType::kFloat32);
+  const Graph g = b.import();
+  ASSERT_NE(g.info("s"), nullptr);
+  EXPECT_TRUE(g.info("s")->sequence);
+  EXPECT_EQ(g.info("s")->dtype, DType::kFloat32);
+  EXPECT_TRUE(g.info("s")->known_shape);
+  EXPECT_EQ(g.info("s")->shape, (Shape{-1, 3}));
+  ASSERT_NE(g.info("s2"), nullptr);
+  EXPECT_TRUE(g.info("s2")->sequence);
+  EXPECT_FALSE(g.info("s2")->known_shape);
+  EXPECT_FALSE(g.info("x")->sequence);
+  EXPECT_EQ(print_graph(g),
+            "graph test (opset 16)\n"
+            "input  s: sequence<float32[?,3]>\n"
+            "input  x: float32[2,3]\n"
+            "node   insert = SequenceInsert(s, x) -> s2: sequence<float32>\n"
+            "output s2\n");
+}
+
+TEST(OnnxImportErrors, SequenceOperatorAttributes) {
+  {
+    ModelBuilder b(12);
+    b.sequence_input("s", {2});
+    b.node("ConcatFromSequence", {"s"}, {"y"}, "cat");
+    b.output("y");
+    EXPECT_EQ(error_of([&] { b.import(); }), "test.onnx: node 'cat' (ConcatFromSequence): missing attribute 'axis'");
+  }
+  {
+    ModelBuilder b(12);
+    b.sequence_input("s", {2});
+    auto& n = b.node("ConcatFromSequence", {"s"}, {"y"}, "cat");
+    attr_int(n, "axis", 0);
+    attr_int(n, "new_axis", 2);
+    b.output("y");
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: node 'cat' (ConcatFromSequence): attribute 'new_axis' = 2 must be 0 or 1");
+  }
+  {
+    ModelBuilder b(12);
+    b.input("x", {2});
+    attr_int(b.node("SplitToSequence", {"x"}, {"s"}, "split"), "keepdims", -1);
+    b.output("s");
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: node 'split' (SplitToSequence): attribute 'keepdims' = -1 must be 0 or 1");
+  }
+  {
+    ModelBuilder b(12);
+    attr_int(b.node("SequenceEmpty", {}, {"s"}, "empty"), "dtype", onnx::TensorProto::STRING);
+    b.output("s");
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: node 'empty' (SequenceEmpty): attribute 'dtype': element type STRING is not supported "
+              "(supported: FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL)");
+  }
+  {
+    ModelBuilder b(10);  // the sequence operators came with opset 11
+    b.input("x", {2});
+    b.node("SequenceConstruct", {"x"}, {"s"}, "make");
+    b.output("s");
+    EXPECT_EQ(error_of([&] { b.import(); }),
+              "test.onnx: node 'make' (SequenceConstruct): operator SequenceConstruct does not exist at opset 10");
+  }
+}
+
+// SequenceMap (and If, Loop, Scan) run a subgraph: tauvta executes flat graphs only.
+TEST(OnnxImportErrors, SubgraphOperatorsAreRefusedAsSuch) {
+  ModelBuilder b(17);
+  b.sequence_input("s", {2});
+  auto& n = b.node("SequenceMap", {"s"}, {"t"}, "map");
+  auto& body = attr(n, "body");
+  body.set_type(onnx::AttributeProto::GRAPH);
+  body.mutable_g()->set_name("body");
+  b.output("t");
+  EXPECT_EQ(error_of([&] { b.import(); }),
+            "test.onnx: node 'map' (SequenceMap): operator SequenceMap runs a subgraph (attribute 'body'); operators "
+            "with subgraphs (If, Loop, Scan, SequenceMap) are not supported");
 }
 
 }  // namespace

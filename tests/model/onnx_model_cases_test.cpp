@@ -1,6 +1,7 @@
-// ONNX's own model cases whose inputs differ in their first dimension (Debian's libonnx-testdata,
-// pytorch-operator and simple): a first dimension is a batch only where the model says so, so the
-// model pipeline (`tauvta run --float`) takes them as they are and reproduces their outputs.
+// ONNX's own model cases (Debian's libonnx-testdata) through the model pipeline: those whose
+// inputs differ in their first dimension (pytorch-operator and simple; a first dimension is a batch
+// only where the model says so, so `tauvta run --float` takes them as they are and reproduces their
+// outputs), and the sequence models.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/error.h"
 #include "cpu/float_executor.h"
 #include "io/tensor_files.h"
 #include "model/pipeline.h"
@@ -54,6 +56,65 @@ INSTANTIATE_TEST_SUITE_P(DifferentFirstDimensions, OnnxModelCase,
                            for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return n;
                          });
+
+// ONNX's sequence models (simple/test_sequence_model1..8: tensors in and out, the sequence
+// operators in between) through the model pipeline and `run_float`, within ONNX's backend-test
+// tolerance (rtol 1e-3, atol 1e-7; integer outputs exactly). Quantizing them is refused before
+// calibration, naming the first node that makes a sequence.
+class OnnxSequenceModelCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxSequenceModelCase, FloatPipelineMatchesReference) {
+  const fs::path dir = fs::path("/usr/share/libonnx-testdata/data/simple") / GetParam();
+  if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << "libonnx-testdata is not installed";
+  model::LoadOptions o;
+  o.quantize = false;
+  const model::LoadedModel m = model::load_model(dir / "model.onnx", o);
+  const graph::Graph& g = m.float_graph;
+  cpu::TensorMap inputs;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    inputs[g.inputs[i]] = io::read_tensor_pb(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
+  }
+  const cpu::TensorMap out = cpu::run_float(g, inputs);
+  ASSERT_EQ(g.outputs.size(), 1u);
+  const graph::Tensor want = io::read_tensor_pb(dir / "test_data_set_0" / "output_0.pb");
+  const graph::Tensor& got = out.at(g.outputs[0]);
+  ASSERT_EQ(got.dtype(), want.dtype());
+  ASSERT_EQ(got.shape(), want.shape());
+  if (graph::dtype_is_integer(want.dtype())) {
+    EXPECT_EQ(got.to_int64(), want.to_int64());
+    return;
+  }
+  const graph::Tensor a = got.cast(graph::DType::kFloat64), e = want.cast(graph::DType::kFloat64);
+  for (int64_t k = 0; k < e.size(); ++k) {
+    const double x = a.data<double>()[k], y = e.data<double>()[k];
+    ASSERT_LE(std::fabs(x - y), 1e-7 + 1e-3 * std::fabs(y)) << "[" << k << "]";
+  }
+}
+
+TEST_P(OnnxSequenceModelCase, IntegerPathRefusesItNamingTheNode) {
+  const fs::path dir = fs::path("/usr/share/libonnx-testdata/data/simple") / GetParam();
+  if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << "libonnx-testdata is not installed";
+  model::LoadOptions o;
+  o.quantize = true;
+  try {
+    model::load_model(dir / "model.onnx", o);
+    FAIL() << "quantizing a model with sequences must be refused";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("node '"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("is a sequence of tensors; the integer path (quantization, the integer reference, the "
+                       "accelerator) carries tensors only"),
+              std::string::npos)
+        << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sequences, OnnxSequenceModelCase,
+                         ::testing::Values("test_sequence_model1", "test_sequence_model2", "test_sequence_model3",
+                                           "test_sequence_model4", "test_sequence_model5", "test_sequence_model6",
+                                           "test_sequence_model7", "test_sequence_model8"),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace
 }  // namespace tauvta
