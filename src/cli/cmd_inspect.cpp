@@ -47,9 +47,8 @@ std::string value_text(const graph::Graph& g, const std::string& name) {
   if (g.is_initializer(name)) {
     shape = &g.initializers.at(name).shape();
     dtype = g.initializers.at(name).dtype();
-  } else if (const graph::ValueInfo* v = g.info(name); v != nullptr && v->known_shape) {
-    shape = &v->shape;
-    dtype = v->dtype;
+  } else if (const graph::ValueInfo* v = g.info(name); v != nullptr && (v->known_shape || v->sequence)) {
+    return graph::type_string(*v);  // "sequence<float32[?,3]>" for a sequence of tensors
   }
   return shape == nullptr ? "?" : fmt::format("{}{}", graph::dtype_name(dtype), graph::shape_string(*shape));
 }
@@ -76,6 +75,7 @@ nlohmann::json shape_json(const graph::Graph& g, const std::string& name) {
   } else if (const graph::ValueInfo* v = g.info(name); v != nullptr) {
     j["dtype"] = graph::dtype_name(v->dtype);
     j["shape"] = v->known_shape ? nlohmann::json(v->shape) : nlohmann::json(nullptr);  // -1: unknown dimension
+    if (v->sequence) j["sequence"] = true;  // dtype and shape are its elements'
   }
   return j;
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -110,7 +111,10 @@ void run_run(const RunArgs& a) {
   check_can_write(a.report, a.model.force);
   model::LoadOptions o = model::load_options(a.model, a.use_int);
   const model::LoadedModel m = model::load_source(a.model, o);
-  const cpu::TensorMap inputs = model::read_input_files(a.inputs, m.float_graph);
+  // The float reference takes and returns sequences of tensors too; the integer path tensors only.
+  const bool values = !a.use_int;
+  const cpu::ValueMap input_values = values ? model::read_input_values(a.inputs, m.float_graph) : cpu::ValueMap{};
+  const cpu::TensorMap inputs = values ? cpu::TensorMap{} : model::read_input_files(a.inputs, m.float_graph);
   std::vector<std::string> times;
   for (const model::PassTiming& t : m.timings) times.push_back(fmt::format("{} {:.3f} s", t.pass, t.seconds));
   std::cout << fmt::format("pipeline: {}\n", fmt::join(times, ", "));
@@ -123,12 +127,13 @@ void run_run(const RunArgs& a) {
   }
   cpu::IntRunOptions io_opts;
   io_opts.threads = a.threads;
-  cpu::TensorMap outputs;
+  cpu::ValueMap outputs;
   nlohmann::json report = model::source_report(a.model, o, m);
   const auto t0 = std::chrono::steady_clock::now();
   if (a.compare) {
-    cpu::TensorMap float_outputs;
-    const model::Comparison c = model::compare_with_float(m, inputs, float_outputs, outputs, io_opts);
+    cpu::TensorMap float_outputs, int_outputs;
+    const model::Comparison c = model::compare_with_float(m, inputs, float_outputs, int_outputs, io_opts);
+    outputs.insert(int_outputs.begin(), int_outputs.end());
     std::cout << model::format_comparison(c) << "\n";
     nlohmann::json outs = nlohmann::json::array(), layers = nlohmann::json::array();
     for (const model::OutputComparison& x : c.outputs) {
@@ -142,9 +147,10 @@ void run_run(const RunArgs& a) {
     }
     report["compare_float"] = {{"outputs", outs}, {"layers", layers}};
   } else if (a.use_int) {
-    outputs = cpu::run_int(m.graph(), inputs, {}, io_opts);
+    const cpu::TensorMap int_outputs = cpu::run_int(m.graph(), inputs, {}, io_opts);
+    outputs.insert(int_outputs.begin(), int_outputs.end());
   } else {
-    outputs = cpu::run_float(m.graph(), inputs);
+    outputs = cpu::run_float_values(m.graph(), input_values);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << fmt::format("{} reference{}: {:.3f} s\n", a.use_int ? "integer" : "float",
@@ -152,7 +158,19 @@ void run_run(const RunArgs& a) {
   report["mode"] = a.use_int ? "int" : "float";
   report["run_seconds"] = seconds;
   for (const std::string& name : m.graph().outputs) {
-    const graph::Tensor& t = outputs.at(name);
+    if (const auto* seq = std::get_if<graph::TensorSequence>(&outputs.at(name))) {
+      // A sequence output: one line and one file (NAME.K.npy) per element.
+      std::cout << fmt::format("output {}: {}\n", name, seq->describe());
+      for (size_t k = 0; k < seq->tensors.size(); ++k) {
+        std::cout << fmt::format("  [{}] {}\n", k, describe(seq->tensors[k]));
+        if (!a.output_dir.empty()) {
+          io::write_npy(std::filesystem::path(a.output_dir) / file_name_for(fmt::format("{}.{}", name, k)),
+                        seq->tensors[k], a.model.force);
+        }
+      }
+      continue;
+    }
+    const graph::Tensor& t = std::get<graph::Tensor>(outputs.at(name));
     std::cout << fmt::format("output {}: {}\n", name, describe(t));
     if (!a.output_dir.empty()) {
       io::write_npy(std::filesystem::path(a.output_dir) / file_name_for(name), t, a.model.force);

@@ -1,6 +1,7 @@
 #include "model/model_inputs.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -32,28 +33,65 @@ void check_inputs_given(const graph::Graph& g, const cpu::TensorMap& in) {
   }
 }
 
+namespace {
+
+// NAME=FILE (or FILE alone for a one-input model) -> {name, file}, the name checked.
+std::pair<std::string, std::string> input_spec(const std::string& spec, const graph::Graph& g) {
+  const size_t eq = spec.find('=');
+  std::string name, file;
+  if (eq == std::string::npos) {
+    if (g.inputs.size() != 1) {
+      throw Error(fmt::format("--input '{}': the model has {} inputs; write NAME=FILE", spec, g.inputs.size()));
+    }
+    name = g.inputs[0];
+    file = spec;
+  } else {
+    name = spec.substr(0, eq);
+    file = spec.substr(eq + 1);
+  }
+  if (std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end()) {
+    throw Error(fmt::format("--input '{}': the model has no input '{}' (inputs: {})", spec, name,
+                            fmt::join(g.inputs, ", ")));
+  }
+  return {name, file};
+}
+
+}  // namespace
+
 cpu::TensorMap read_input_files(const std::vector<std::string>& specs, const graph::Graph& g) {
   cpu::TensorMap in;
   for (const std::string& spec : specs) {
-    const size_t eq = spec.find('=');
-    std::string name, file;
-    if (eq == std::string::npos) {
-      if (g.inputs.size() != 1) {
-        throw Error(fmt::format("--input '{}': the model has {} inputs; write NAME=FILE", spec, g.inputs.size()));
-      }
-      name = g.inputs[0];
-      file = spec;
-    } else {
-      name = spec.substr(0, eq);
-      file = spec.substr(eq + 1);
-    }
-    if (std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end()) {
-      throw Error(fmt::format("--input '{}': the model has no input '{}' (inputs: {})", spec, name,
-                              fmt::join(g.inputs, ", ")));
+    const auto [name, file] = input_spec(spec, g);
+    if (const graph::ValueInfo* vi = g.info(name); vi != nullptr && vi->sequence) {
+      throw Error(fmt::format("--input '{}': input '{}' is a sequence of tensors, which only the float reference "
+                              "takes (--float)",
+                              spec, name));
     }
     in[name] = fit_input(g, name, io::read_tensor_file(file));
   }
   check_inputs_given(g, in);
+  return in;
+}
+
+cpu::ValueMap read_input_values(const std::vector<std::string>& specs, const graph::Graph& g) {
+  cpu::ValueMap in;
+  for (const std::string& spec : specs) {
+    const auto [name, file] = input_spec(spec, g);
+    const graph::ValueInfo* vi = g.info(name);
+    if (vi != nullptr && vi->sequence) {
+      if (std::filesystem::path(file).extension() != ".pb") {
+        throw Error(fmt::format("--input '{}': input '{}' is a sequence of tensors; give it as an ONNX SequenceProto "
+                                ".pb file",
+                                spec, name));
+      }
+      in[name] = io::read_sequence_pb(file, vi->dtype);
+    } else {
+      in[name] = fit_input(g, name, io::read_tensor_file(file));
+    }
+  }
+  for (const std::string& i : g.inputs) {
+    if (!in.count(i)) throw Error(fmt::format("input '{}' is not given; pass --input {}=FILE", i, i));
+  }
   return in;
 }
 

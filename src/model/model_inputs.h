@@ -20,4 +20,9 @@ void check_inputs_given(const graph::Graph& g, const cpu::TensorMap& in);
 // NAME=FILE (or FILE alone for a one-input model) specs: .npy or TensorProto .pb files.
 cpu::TensorMap read_input_files(const std::vector<std::string>& specs, const graph::Graph& g);
 
+// read_input_files for the float reference, whose inputs may be sequences of tensors: an input the
+// graph declares a sequence is read from an ONNX SequenceProto .pb file (elements of the declared
+// dtype), every other input as read_input_files reads it.
+cpu::ValueMap read_input_values(const std::vector<std::string>& specs, const graph::Graph& g);
+
 }  // namespace tauvta::model
