@@ -1,5 +1,6 @@
 // Elementwise operators: Add, Sub, Mul (NumPy broadcasting, float and integer dtypes with
-// two's-complement wrapping like NumPy), Relu, LeakyRelu, PRelu, Clip, Sigmoid, Tanh.
+// two's-complement wrapping like NumPy), Sum and Mean (any number of operands), Relu, LeakyRelu,
+// PRelu, Clip, Sigmoid, Tanh.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -60,9 +61,43 @@ std::vector<Tensor> arith(const OpArgs& a, Arith kind) {
   return outputs(std::move(out));
 }
 
+// Sum and Mean: one or more operands of one dtype, broadcast together and added left to right in
+// that dtype (integers wrap), as ONNX's reference adds them.
+Tensor variadic_sum(const OpArgs& a) {
+  if (a.num_inputs() == 0) a.fail("needs at least one input");
+  Tensor acc = a.in(0);
+  for (size_t i = 1; i < a.num_inputs(); ++i) {
+    const Tensor& y = a.in(i);
+    if (acc.dtype() != y.dtype()) {
+      a.fail(fmt::format("operands have different dtypes ({} and {})", graph::dtype_name(acc.dtype()),
+                         graph::dtype_name(y.dtype())));
+    }
+    Tensor out(acc.dtype(), broadcast_shapes(a, acc.shape(), y.shape()));
+    dispatch_numeric(a, acc.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      broadcast_binary<T, T, T>(acc, y, out, Wrap<T>::add);
+    });
+    acc = std::move(out);
+  }
+  return acc;
+}
+
 }  // namespace
 
 std::vector<Tensor> op_Add(const OpArgs& a) { return arith(a, Arith::kAdd); }
+std::vector<Tensor> op_Sum(const OpArgs& a) { return outputs(variadic_sum(a)); }
+
+// The sum divided by the number of inputs, in the inputs' floating type.
+std::vector<Tensor> op_Mean(const OpArgs& a) {
+  Tensor sum = variadic_sum(a);
+  const double count = double(a.num_inputs());
+  dispatch_floating(a, sum.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = sum.data<T>();
+    for (int64_t i = 0; i < sum.size(); ++i) p[i] = T(p[i] / T(count));
+  });
+  return outputs(std::move(sum));
+}
 std::vector<Tensor> op_Sub(const OpArgs& a) { return arith(a, Arith::kSub); }
 std::vector<Tensor> op_Mul(const OpArgs& a) { return arith(a, Arith::kMul); }
 

@@ -60,6 +60,7 @@ namespace tauvta::cpu {
   X(MatMul)                 \
   X(Max)                    \
   X(MaxPool)                \
+  X(Mean)                   \
   X(Min)                    \
   X(Mod)                    \
   X(Mul)                    \
@@ -105,6 +106,7 @@ namespace tauvta::cpu {
   X(Sqrt)                   \
   X(Squeeze)                \
   X(Sub)                    \
+  X(Sum)                    \
   X(Tanh)                   \
   X(Tile)                   \
   X(Transpose)              \

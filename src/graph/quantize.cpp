@@ -122,6 +122,8 @@ std::string float_fallback_why(const Node& n) {
     return "a reduction with a division or a transcendental step (no exact integer form here)";
   }
   if (op == "Div") return "division by a run-time value";
+  if (op == "Mean") return "an average (a division by the number of inputs)";
+  if (op == "Sum") return fmt::format("a sum of {} inputs (the accelerator adds two, as Add)", n.inputs.size());
   if (op == "Dropout" && n.inputs.size() > 1) return "run-time training_mode";
   if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) return "mask output";
   return "";

@@ -90,7 +90,9 @@ cpu::ValueMap read_input_values(const std::vector<std::string>& specs, const gra
     }
   }
   for (const std::string& i : g.inputs) {
-    if (!in.count(i)) throw Error(fmt::format("input '{}' is not given; pass --input {}=FILE", i, i));
+    if (in.count(i)) continue;
+    const graph::ValueInfo* vi = g.info(i);
+    throw Error(fmt::format("input '{}' is not given; pass --input {}=FILE.{}", i, i, vi && vi->sequence ? "pb" : "npy"));
   }
   return in;
 }

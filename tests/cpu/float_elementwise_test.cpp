@@ -50,6 +50,33 @@ TEST(FloatElementwise, IntegersWrapLikeNumPy) {
   EXPECT_EQ(eval1("Mul", {&l, &l2}).to_int64(), (std::vector<int64_t>{-15, 20}));
 }
 
+// Sum and Mean take any number of operands, broadcast together, added left to right in their
+// dtype (integers wrap); Mean then divides by the operand count.
+TEST(FloatElementwise, SumAndMeanOfManyOperands) {
+  Tensor a = Tensor::from_floats({2, 1}, {1, 2});
+  Tensor b = Tensor::from_floats({3}, {10, 20, 30});
+  Tensor c = Tensor::scalar_float(100);
+  EXPECT_TRUE(near(eval1("Sum", {&a, &b, &c}), {2, 3}, {111, 121, 131, 112, 122, 132}));
+  EXPECT_TRUE(near(eval1("Mean", {&a, &b, &c}), {2, 3}, {37, 121.0f / 3, 131.0f / 3, 112.0f / 3, 122.0f / 3, 44}));
+  EXPECT_TRUE(near(eval1("Sum", {&b}), {3}, {10, 20, 30}));
+  EXPECT_TRUE(near(eval1("Mean", {&b}), {3}, {10, 20, 30}));
+  Tensor u = Tensor::from_int64(DType::kUInt8, {2}, {200, 1});
+  EXPECT_EQ(eval1("Sum", {&u, &u, &u}).to_int64(), (std::vector<int64_t>{88, 3}));
+  try {
+    eval1("Mean", {&u, &u});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'n_Mean' (Mean)"), std::string::npos) << e.what();
+  }
+  Tensor i = Tensor::from_int64(DType::kInt64, {3}, {1, 2, 3});
+  try {
+    eval1("Sum", {&b, &i});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "node 'n_Sum' (Sum): operands have different dtypes (float32 and int64)");
+  }
+}
+
 TEST(FloatElementwise, MixedDtypesAreAnError) {
   Tensor a = iota({2});
   Tensor b = Tensor::from_int64(DType::kInt64, {2}, {1, 2});

@@ -57,6 +57,13 @@ INSTANTIATE_TEST_SUITE_P(DifferentFirstDimensions, OnnxModelCase,
                            return n;
                          });
 
+// A PyTorch export whose Sum takes three operands (Sum and Mean were refused before).
+INSTANTIATE_TEST_SUITE_P(VariadicSum, OnnxModelCase,
+                         ::testing::Values("pytorch-operator/test_operator_symbolic_override_nested"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           return p.param.substr(p.param.find('/') + 1);
+                         });
+
 // ONNX's sequence models (simple/test_sequence_model1..8: tensors in and out, the sequence
 // operators in between) through the model pipeline and `run_float`, within ONNX's backend-test
 // tolerance (rtol 1e-3, atol 1e-7; integer outputs exactly). Quantizing them is refused before
