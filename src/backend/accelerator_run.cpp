@@ -26,21 +26,9 @@ namespace tauvta::backend {
 
 namespace {
 
-std::string npy_file_name_for(const std::string& value) {
-  std::string s = value;
-  for (char& ch : s) {
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') ch = '_';
-  }
-  return s + ".npy";
-}
-
 void accelerator_progress_bar(int64_t done, int64_t total) {
-  constexpr int kWidth = 40;
   static int64_t updates = 0;
-  const int filled = total > 0 ? int(kWidth * done / total) : kWidth;
-  show_progress(fmt::format("[{}{}] {}/{} images on the accelerator", std::string(size_t(filled), '#'),
-                            std::string(size_t(kWidth - filled), '.'), done, total),
-                ++updates, done == total);
+  show_progress(progress_bar_line(done, total, "images on the accelerator"), ++updates, done == total);
 }
 
 }  // namespace
@@ -136,8 +124,8 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
     if (runner.instruments()) observed = std::make_unique<NetworkInstruments>(*runner.instruments());
     if (!a.output_dir.empty()) {
       std::filesystem::create_directories(a.output_dir);
-      for (const auto& [name, t] : run.outputs) check_can_write(std::filesystem::path(a.output_dir) / npy_file_name_for(name), a.model.force);
-      for (const auto& [name, t] : run.outputs) io::write_npy(std::filesystem::path(a.output_dir) / npy_file_name_for(name), t, a.model.force);
+      for (const auto& [name, t] : run.outputs) check_can_write(std::filesystem::path(a.output_dir) / io::npy_file_name(name), a.model.force);
+      for (const auto& [name, t] : run.outputs) io::write_npy(std::filesystem::path(a.output_dir) / io::npy_file_name(name), t, a.model.force);
     }
     for (const auto& [name, t] : run.outputs) {
       out << fmt::format("output {}: {}{}\n", name, graph::dtype_name(t.dtype()), graph::shape_string(t.shape()));

@@ -31,12 +31,8 @@ struct AccuracyArgs {
 };
 
 void progress_bar(int64_t done, int64_t total) {
-  constexpr int kWidth = 40;
   static int64_t updates = 0;
-  const int filled = total > 0 ? int(kWidth * done / total) : kWidth;
-  show_progress(fmt::format("[{}{}] {}/{} images", std::string(size_t(filled), '#'),
-                            std::string(size_t(kWidth - filled), '.'), done, total),
-                ++updates, done == total);
+  show_progress(progress_bar_line(done, total, "images"), ++updates, done == total);
 }
 
 // A compiled .tauvta (what `compile` and `precision tune` write): its quantized graph is the

@@ -41,15 +41,6 @@ struct RunArgs {
   int boards = 0;
 };
 
-// Output file name for a value: characters outside [A-Za-z0-9._-] become '_'.
-std::string file_name_for(const std::string& value) {
-  std::string s = value;
-  for (char& ch : s) {
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') ch = '_';
-  }
-  return s + ".npy";
-}
-
 std::string describe(const graph::Tensor& t) {
   std::string s = fmt::format("{}{}", graph::dtype_name(t.dtype()), graph::shape_string(t.shape()));
   if (t.size() == 0) return s;
@@ -121,7 +112,7 @@ void run_run(const RunArgs& a) {
   if (!a.output_dir.empty()) {
     std::filesystem::create_directories(a.output_dir);
     for (const std::string& out : m.graph().outputs) {
-      const auto path = std::filesystem::path(a.output_dir) / file_name_for(out);
+      const auto path = std::filesystem::path(a.output_dir) / io::npy_file_name(out);
       check_can_write(path, a.model.force);
     }
   }
@@ -164,7 +155,7 @@ void run_run(const RunArgs& a) {
       for (size_t k = 0; k < seq->tensors.size(); ++k) {
         std::cout << fmt::format("  [{}] {}\n", k, describe(seq->tensors[k]));
         if (!a.output_dir.empty()) {
-          io::write_npy(std::filesystem::path(a.output_dir) / file_name_for(fmt::format("{}.{}", name, k)),
+          io::write_npy(std::filesystem::path(a.output_dir) / io::npy_file_name(fmt::format("{}.{}", name, k)),
                         seq->tensors[k], a.model.force);
         }
       }
@@ -173,7 +164,7 @@ void run_run(const RunArgs& a) {
     const graph::Tensor& t = std::get<graph::Tensor>(outputs.at(name));
     std::cout << fmt::format("output {}: {}\n", name, describe(t));
     if (!a.output_dir.empty()) {
-      io::write_npy(std::filesystem::path(a.output_dir) / file_name_for(name), t, a.model.force);
+      io::write_npy(std::filesystem::path(a.output_dir) / io::npy_file_name(name), t, a.model.force);
     }
   }
   if (!a.report.empty()) write_text(a.report, report.dump(2) + "\n", a.model.force);

@@ -4,8 +4,11 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <iostream>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace tauvta {
 
@@ -21,6 +24,14 @@ inline void show_progress(const std::string& line, int64_t step, bool last, int6
   } else if (last || step % every == 0) {
     std::cerr << line << "\n" << std::flush;
   }
+}
+
+// "[#########...............] 120/1000 images": a bar of 40 cells, then `what` after the counts.
+inline std::string progress_bar_line(int64_t done, int64_t total, const std::string& what) {
+  constexpr int64_t kWidth = 40;
+  const int64_t filled = total > 0 ? kWidth * done / total : kWidth;
+  return fmt::format("[{}{}] {}/{} {}", std::string(size_t(filled), '#'), std::string(size_t(kWidth - filled), '.'),
+                     done, total, what);
 }
 
 }  // namespace tauvta

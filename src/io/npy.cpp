@@ -2,6 +2,7 @@
 // length, an ASCII (3.0: UTF-8) Python dict literal {'descr', 'fortran_order', 'shape'} padded
 // with spaces to a 16- or 64-byte boundary, then the raw C-order data. We read and write the
 // little-endian forms of the dtypes graph::Tensor has; anything else is an error naming the file.
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -299,6 +300,14 @@ void write_npy(const fs::path& path, const Tensor& t, bool overwrite) {
   out.append(reinterpret_cast<const char*>(t.raw()), t.byte_size());
 
   write_file_atomic(path, out);
+}
+
+std::string npy_file_name(const std::string& value) {
+  std::string s = value;
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') ch = '_';
+  }
+  return s + ".npy";
 }
 
 }  // namespace tauvta::io

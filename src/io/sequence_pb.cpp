@@ -10,21 +10,14 @@
 
 #include "common/error.h"
 #include "graph/onnx_import.h"
+#include "io/pb_file.h"
 #include "io/tensor_files.h"
 
 namespace tauvta::io {
 
 graph::TensorSequence read_sequence_pb(const std::filesystem::path& path, std::optional<graph::DType> dtype) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(fmt::format("{}: is a directory, not a file", path.string()));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open for reading: {}", path.string(), std::strerror(errno)));
-  onnx::SequenceProto proto;
-  if (!proto.ParseFromIstream(&in)) {
-    throw Error(fmt::format("{}: not a valid ONNX SequenceProto (protobuf parse failed)", path.string()));
-  }
+  std::ifstream in;
+  const onnx::SequenceProto proto = read_pb_message<onnx::SequenceProto>(path, "SequenceProto", in);
   std::string where = path.string();
   if (!proto.name().empty()) where += fmt::format(" (sequence '{}')", proto.name());
   const bool other_values = proto.sparse_tensor_values_size() > 0 || proto.sequence_values_size() > 0 ||

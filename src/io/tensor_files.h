@@ -12,6 +12,8 @@
 namespace tauvta::io {
 
 graph::Tensor read_npy(const std::filesystem::path& path);
+// The file a value is written to: NAME.npy with every character outside [A-Za-z0-9._-] as '_'.
+std::string npy_file_name(const std::string& value);
 // Refuses to replace an existing file unless `overwrite`.
 void write_npy(const std::filesystem::path& path, const graph::Tensor& t, bool overwrite);
 

@@ -10,21 +10,14 @@
 
 #include "common/error.h"
 #include "graph/onnx_import.h"
+#include "io/pb_file.h"
 #include "io/tensor_files.h"
 
 namespace tauvta::io {
 
 graph::Tensor read_tensor_pb(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(fmt::format("{}: is a directory, not a file", path.string()));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open for reading: {}", path.string(), std::strerror(errno)));
-  onnx::TensorProto proto;
-  if (!proto.ParseFromIstream(&in)) {
-    throw Error(fmt::format("{}: not a valid ONNX TensorProto (protobuf parse failed)", path.string()));
-  }
+  std::ifstream in;
+  const onnx::TensorProto proto = read_pb_message<onnx::TensorProto>(path, "TensorProto", in);
   // The bytes of a SequenceProto parse as a TensorProto too (its name reads as dims, its tensors
   // as a segment): a file that does so is named for what it is, not refused as a segmented tensor.
   if (proto.has_segment()) {
