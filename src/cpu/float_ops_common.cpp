@@ -125,6 +125,13 @@ std::vector<Tensor> split_along_axis(const Tensor& x, int64_t axis, const std::v
   return pieces;
 }
 
+void expect_same_dtype(const OpArgs& a, const Tensor& x, const Tensor& y) {
+  if (x.dtype() != y.dtype()) {
+    a.fail(fmt::format("operands have different dtypes ({} and {})", graph::dtype_name(x.dtype()),
+                       graph::dtype_name(y.dtype())));
+  }
+}
+
 std::string dims_string(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); }
 
 }  // namespace tauvta::cpu

@@ -83,6 +83,9 @@ int64_t product(const Shape& s, size_t begin, size_t end);
 // NumPy broadcasting of two shapes; throws naming the node when incompatible.
 Shape broadcast_shapes(const OpArgs& a, const Shape& x, const Shape& y);
 
+// Fails the node with "operands have different dtypes (X and Y)" unless x and y share a dtype.
+void expect_same_dtype(const OpArgs& a, const Tensor& x, const Tensor& y);
+
 // x cut along `axis` into consecutive pieces of the given sizes (non-negative, summing to the
 // dimension; the caller checks): Split and SplitToSequence.
 std::vector<Tensor> split_along_axis(const Tensor& x, int64_t axis, const std::vector<int64_t>& sizes);

@@ -45,10 +45,7 @@ enum class Arith { kAdd, kSub, kMul };
 std::vector<Tensor> arith(const OpArgs& a, Arith kind) {
   const Tensor& x = a.in(0);
   const Tensor& y = a.in(1);
-  if (x.dtype() != y.dtype()) {
-    a.fail(fmt::format("operands have different dtypes ({} and {})", graph::dtype_name(x.dtype()),
-                       graph::dtype_name(y.dtype())));
-  }
+  expect_same_dtype(a, x, y);
   Tensor out(x.dtype(), broadcast_shapes(a, x.shape(), y.shape()));
   dispatch_numeric(a, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -68,10 +65,7 @@ Tensor variadic_sum(const OpArgs& a) {
   Tensor acc = a.in(0);
   for (size_t i = 1; i < a.num_inputs(); ++i) {
     const Tensor& y = a.in(i);
-    if (acc.dtype() != y.dtype()) {
-      a.fail(fmt::format("operands have different dtypes ({} and {})", graph::dtype_name(acc.dtype()),
-                         graph::dtype_name(y.dtype())));
-    }
+    expect_same_dtype(a, acc, y);
     Tensor out(acc.dtype(), broadcast_shapes(a, acc.shape(), y.shape()));
     dispatch_numeric(a, acc.dtype(), [&](auto tag) {
       using T = decltype(tag);

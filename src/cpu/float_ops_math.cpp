@@ -17,13 +17,6 @@ namespace tauvta::cpu {
 
 namespace {
 
-void expect_same_dtype(const OpArgs& a, const Tensor& x, const Tensor& y) {
-  if (x.dtype() != y.dtype()) {
-    a.fail(fmt::format("operands have different dtypes ({} and {})", graph::dtype_name(x.dtype()),
-                       graph::dtype_name(y.dtype())));
-  }
-}
-
 // Integer x / y and x mod y with the checks the hardware-free reference needs.
 template <class T>
 T int_div(const OpArgs& a, T x, T y) {
