@@ -228,11 +228,11 @@ TEST(OnnxImportErrors, UnsupportedOperatorListsTheSupportedOnes) {
             "DequantizeLinear, Div, Dropout, Elu, Equal, Erf, Exp, Expand, Flatten, Floor, Gather, Gemm, "
             "GlobalAveragePool, GlobalMaxPool, Greater, GreaterOrEqual, HardSigmoid, HardSwish, Identity, "
             "InstanceNormalization, LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
-            "MaxPool, Min, Mod, Mul, Neg, Not, Or, PRelu, Pad, Pow, QuantizeLinear, Range, Reciprocal, ReduceL1, "
-            "ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, "
+            "MaxPool, Mean, Min, Mod, Mul, Neg, Not, Or, PRelu, Pad, Pow, QuantizeLinear, Range, Reciprocal, "
+            "ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, "
             "ReduceSumSquare, Relu, Reshape, Resize, ScatterND, Selu, SequenceAt, SequenceConstruct, SequenceEmpty, "
             "SequenceErase, SequenceInsert, SequenceLength, Shape, Shrink, Sigmoid, Sign, Slice, Softmax, Softplus, "
-            "Split, SplitToSequence, Sqrt, Squeeze, Sub, Tanh, Tile, Transpose, Unsqueeze, Upsample, Where, Xor)");
+            "Split, SplitToSequence, Sqrt, Squeeze, Sub, Sum, Tanh, Tile, Transpose, Unsqueeze, Upsample, Where, Xor)");
 }
 
 TEST(OnnxImportErrors, UnsupportedAttributeValue) {
