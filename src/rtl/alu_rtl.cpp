@@ -52,8 +52,8 @@ std::string emit_alu(const DatapathShape& s) {
   v += "  output reg  out_valid,\n";
   v += fmt::format("  output wire [{}:0] r,\n", V * aw - 1);
   v += fmt::format("  output wire [{}:0] o\n);\n", V * s.out_width - 1);
-  v += fmt::format("  localparam AW = {}, LAW = {}, OW = {}, V = {}, L = {}, P = {};\n", aw, law,
-                   s.out_width, V, L, P);
+  v += fmt::format("  localparam AW = {}, LAW = {}, OW = {}, V = {};\n", aw, law, s.out_width, V);
+  if (P > 1) v += fmt::format("  localparam L = {}, P = {};  // lanes, passes per vector\n", L, P);
   v += "  genvar j;\n";
   // The 16-bit immediate sign-extended to the accumulator's width (explicitly: lint-clean).
   v += fmt::format("  wire [AW-1:0] imm_ext = {};\n",
@@ -111,7 +111,10 @@ std::string emit_alu(const DatapathShape& s) {
          "  reg use_imm_q;\n"
          "  reg signed [AW-1:0] imm_x;\n"
          "  reg [P*L*AW-1:0] va, vb;\n"
+         // A partial last pass computes lanes past the vector's end; r and o never read them.
+         "  /* verilator lint_off UNUSEDSIGNAL */\n"
          "  reg [P*L*AW-1:0] r_q;\n"
+         "  /* verilator lint_on UNUSEDSIGNAL */\n"
          "  always @(posedge clk) begin\n"
          "    if (in_valid) begin\n"
          + std::string(P * L == V ? "      va <= a;\n      vb <= b;\n"

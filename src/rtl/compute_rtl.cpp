@@ -75,16 +75,19 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  input  wire clk,\n"
        "  input  wire rst,\n"
        "  input  wire start,\n"
+       "  // Not every bit is read: the instruction's other fields are the load and store modules',\n"
+       "  // and the host port's address is wider than any buffer.\n"
+       "  /* verilator lint_off UNUSEDSIGNAL */\n"
        "  input  wire [127:0] insn,\n"
+       "  input  wire [31:0] host_addr,\n"
+       "  /* verilator lint_on UNUSEDSIGNAL */\n"
        "  output reg  busy,\n"
        "  input  wire host_we,\n"
        "  input  wire host_re,\n"
-       "  input  wire [2:0] host_mem,\n"
-       "  input  wire [31:0] host_addr,\n";
+       "  input  wire [2:0] host_mem,\n";
   v += fmt::format("  input  wire [{}:0] host_wdata,\n", HW - 1);
   v += fmt::format("  output wire [{}:0] host_rdata\n);\n", HW - 1);
-  v += fmt::format("  localparam U = {}, I = {}, W = {}, A = {}, HW = {}, TAPS = {};\n", U, I, W,
-                   A, HW, taps);
+  v += fmt::format("  localparam U = {}, I = {}, W = {}, A = {}, TAPS = {};\n", U, I, W, A, taps);
   v += fmt::format("  localparam GEMM_TAP = {}, ALU_TAP = {}, ALU_PHASES = {}, ACC_PORTS = {};\n",
                    s.gemm_latency, s.alu_latency, s.alu_issue_cycles, s.acc_read_ports);
   v += "  // Memory ids as in the ISA: 0 uop, 1 wgt, 2 inp, 3 acc, 4 out.\n\n";
@@ -145,11 +148,15 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
   } else {
     v += "  wire [0:0] uop_wgt = 1'b0;\n";
   }
+  // The sums are one bit wider than a buffer's address, as the offsets are; the index is their
+  // low bits (the wrap the HLS design has), so the top bits are computed and never read.
+  v += "  /* verilator lint_off UNUSEDSIGNAL */\n";
   v += "  wire [A:0] a_idx = uop_dst + f1_dst_off;\n";
   v += fmt::format("  wire [31:0] src_sum = {} + {};\n", zext("uop_src", ul.src().width, 32), zext("f1_src_off", I + 1, 32));
   v += "  wire [A:0] s_idx = src_sum[A:0];  // ALU: an accumulator index\n"
        "  wire [I:0] x_idx = src_sum[I:0];  // GEMM: an input index\n"
-       "  wire [W:0] w_idx = uop_wgt + f1_wgt_off;\n";
+       "  wire [W:0] w_idx = uop_wgt + f1_wgt_off;\n"
+       "  /* verilator lint_on UNUSEDSIGNAL */\n";
   // Hazards against accumulator writes in flight.
   v += "\n  // Accumulator writes in flight: pend[k] is written k..TAP cycles after it was issued.\n"
        "  reg [TAPS-1:0] pend_v;\n"
@@ -349,7 +356,11 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  end\n";
   v += fmt::format("  wire [{}:0] gemm_acc, alu_r;\n", ab.width - 1);
   v += fmt::format("  wire [{}:0] gemm_out, alu_o;\n", ob.width - 1);
-  v += "  wire gemm_valid, alu_valid;\n"
+  // Write-back is timed by the compute module's own taps (GEMM_TAP, ALU_TAP); the units' valids
+  // are for a testbench of a unit alone.
+  v += "  /* verilator lint_off UNUSEDSIGNAL */\n"
+       "  wire gemm_valid, alu_valid;\n"
+       "  /* verilator lint_on UNUSEDSIGNAL */\n"
        "  tauvta_gemm_core gemm (.clk(clk), .in_valid(fire_q && !is_alu), .in_reset(reset_q),\n";
   v += std::string(
       "      .inp(inp_rdata), .wgt(wgt_rdata), .acc(acc_rdata0), .out_valid(gemm_valid),\n"

@@ -76,8 +76,8 @@ std::string emit_gemm_core(const DatapathShape& s) {
   const int stages_before_acc = 1 + s.tree_registers;
   v += fmt::format("  reg [{}:0] valid_q, reset_q;\n", stages_before_acc - 1);
   v += fmt::format("  reg [{}:0] acc_q [0:{}];\n", lanes * aw - 1, stages_before_acc - 1);
-  v += "  integer k;\n"
-       "  always @(posedge clk) begin\n"
+  if (stages_before_acc > 1) v += "  integer k;\n";
+  v += "  always @(posedge clk) begin\n"
        "    valid_q[0] <= in_valid_r;\n"
        "    reset_q[0] <= in_reset_r;\n"
        "    acc_q[0] <= acc_r;\n";
@@ -130,7 +130,10 @@ std::string emit_gemm_core(const DatapathShape& s) {
   // Accumulate: acc' = wrap(acc + dot); acc = reset ? 0 : acc'; out = low OUT bits of acc'.
   v += fmt::format("  // Accumulate (wrapping at {} bits) and register.\n", aw);
   v += fmt::format("  wire [{}:0] dot = {};\n", lanes * w_prev - 1, prev);
+  // The accumulator's full width is kept; the output buffer takes its low OUT bits only.
+  v += "  /* verilator lint_off UNUSEDSIGNAL */\n";
   v += fmt::format("  reg  [{}:0] sum_q;\n", lanes * aw - 1);
+  v += "  /* verilator lint_on UNUSEDSIGNAL */\n";
   v += "  generate for (g = 0; g < B*BO; g = g + 1) begin : acc_lane\n";
   v += fmt::format(
       "    wire [{1}-1:0] d = dot[g * {1} +: {1}];\n"

@@ -1,5 +1,5 @@
-// The generated Verilog passes Verilator's default lint (width mismatches are warnings that stop
-// it) for every preset and for the implementation choices that change its shape: ALU lanes in
+// The generated Verilog passes Verilator's lint with every warning on (`--lint-only -Wall`: width
+// mismatches, unused signals and parameters, style; any warning fails) for every preset and for the implementation choices that change its shape: ALU lanes in
 // passes (with a partial last pass), the ALU multiplier, two accumulator read ports, tree
 // pipelining and LUT products.
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string lint(const fs::path& dir) {
-  const std::string cmd = "cd '" + dir.string() + "' && verilator --lint-only --top-module tauvta_compute *.v 2>&1";
+  const std::string cmd = "cd '" + dir.string() + "' && verilator --lint-only -Wall --top-module tauvta_compute *.v 2>&1";
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return "popen failed";
@@ -27,7 +27,7 @@ std::string lint(const fs::path& dir) {
   return pclose(p) == 0 ? "" : out;
 }
 
-TEST(RtlLint, EveryPresetAndShapeIsCleanUnderVerilatorsDefaultLint) {
+TEST(RtlLint, EveryPresetAndShapeIsCleanUnderVerilatorsWallLint) {
   if (std::system("command -v verilator >/dev/null 2>&1") != 0) GTEST_SKIP() << "verilator is not installed";
   const fs::path dir = fs::temp_directory_path() / ("tauvta_rtl_lint_" + std::to_string(::getpid()));
   for (const auto& e : fs::directory_iterator(fs::path(TAUVTA_SOURCE_DIR) / "configs")) {
