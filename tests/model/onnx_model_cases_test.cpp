@@ -19,11 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class OnnxModelCase : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(OnnxModelCase, FloatPipelineTakesItAndMatches) {
-  const fs::path dir = fs::path("/usr/share/libonnx-testdata/data") / GetParam();
-  if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << "libonnx-testdata is not installed";
+// Runs the case's model through the float pipeline on test_data_set_0's inputs and compares every
+// output with its expected file: integers exactly, floats within ONNX's backend-test tolerance
+// (rtol 1e-3, atol 1e-7; NaN equal to NaN, infinities exactly).
+void expect_float_pipeline_matches(const fs::path& dir) {
   model::LoadOptions o;
   o.quantize = false;
   const model::LoadedModel m = model::load_model(dir / "model.onnx", o);
@@ -36,14 +35,28 @@ TEST_P(OnnxModelCase, FloatPipelineTakesItAndMatches) {
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const graph::Tensor want = io::read_tensor_pb(dir / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb"));
     const graph::Tensor& got = out.at(g.outputs[i]);
+    ASSERT_EQ(got.dtype(), want.dtype()) << g.outputs[i];
     ASSERT_EQ(got.shape(), want.shape()) << g.outputs[i];
-    const std::vector<float> a = got.to_float(), e = want.to_float();
-    for (size_t k = 0; k < e.size(); ++k) {
-      if (std::isnan(a[k]) && std::isnan(e[k])) continue;
-      if (std::isinf(e[k]) && a[k] == e[k]) continue;
-      ASSERT_LE(std::fabs(a[k] - e[k]), 1e-6 + 1e-4 * std::fabs(e[k])) << g.outputs[i] << "[" << k << "]";
+    if (graph::dtype_is_integer(want.dtype())) {
+      EXPECT_EQ(got.to_int64(), want.to_int64()) << g.outputs[i];
+      continue;
+    }
+    const graph::Tensor a = got.cast(graph::DType::kFloat64), e = want.cast(graph::DType::kFloat64);
+    for (int64_t k = 0; k < e.size(); ++k) {
+      const double x = a.data<double>()[k], y = e.data<double>()[k];
+      if (std::isnan(x) && std::isnan(y)) continue;
+      if (std::isinf(y) && x == y) continue;
+      ASSERT_LE(std::fabs(x - y), 1e-7 + 1e-3 * std::fabs(y)) << g.outputs[i] << "[" << k << "]";
     }
   }
+}
+
+class OnnxModelCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxModelCase, FloatPipelineTakesItAndMatches) {
+  const fs::path dir = fs::path("/usr/share/libonnx-testdata/data") / GetParam();
+  if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << "libonnx-testdata is not installed";
+  expect_float_pipeline_matches(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(DifferentFirstDimensions, OnnxModelCase,
@@ -73,29 +86,7 @@ class OnnxSequenceModelCase : public ::testing::TestWithParam<std::string> {};
 TEST_P(OnnxSequenceModelCase, FloatPipelineMatchesReference) {
   const fs::path dir = fs::path("/usr/share/libonnx-testdata/data/simple") / GetParam();
   if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << "libonnx-testdata is not installed";
-  model::LoadOptions o;
-  o.quantize = false;
-  const model::LoadedModel m = model::load_model(dir / "model.onnx", o);
-  const graph::Graph& g = m.float_graph;
-  cpu::TensorMap inputs;
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    inputs[g.inputs[i]] = io::read_tensor_pb(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
-  }
-  const cpu::TensorMap out = cpu::run_float(g, inputs);
-  ASSERT_EQ(g.outputs.size(), 1u);
-  const graph::Tensor want = io::read_tensor_pb(dir / "test_data_set_0" / "output_0.pb");
-  const graph::Tensor& got = out.at(g.outputs[0]);
-  ASSERT_EQ(got.dtype(), want.dtype());
-  ASSERT_EQ(got.shape(), want.shape());
-  if (graph::dtype_is_integer(want.dtype())) {
-    EXPECT_EQ(got.to_int64(), want.to_int64());
-    return;
-  }
-  const graph::Tensor a = got.cast(graph::DType::kFloat64), e = want.cast(graph::DType::kFloat64);
-  for (int64_t k = 0; k < e.size(); ++k) {
-    const double x = a.data<double>()[k], y = e.data<double>()[k];
-    ASSERT_LE(std::fabs(x - y), 1e-7 + 1e-3 * std::fabs(y)) << "[" << k << "]";
-  }
+  expect_float_pipeline_matches(dir);
 }
 
 TEST_P(OnnxSequenceModelCase, IntegerPathRefusesItNamingTheNode) {
