@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu/float_ops_dispatch.h"
 #include "graph/tensor.h"
 
 namespace tauvta::cpu {
@@ -81,6 +82,26 @@ void broadcast_binary(const graph::Tensor& x, const graph::Tensor& y, graph::Ten
                              for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i * as], pb[i * bs]);
                            }
                          });
+}
+
+// A variadic operator's operands (one or more, one dtype) folded left to right under broadcasting:
+// acc = op(acc, in(i)). `make_op(tag)` returns the (T, T) -> T combination for the element type of
+// `tag` (Max and Min, Sum and Mean).
+template <class MakeOp>
+graph::Tensor fold_operands(const OpArgs& a, MakeOp make_op) {
+  if (a.num_inputs() == 0) a.fail("needs at least one input");
+  graph::Tensor acc = a.in(0);
+  for (size_t i = 1; i < a.num_inputs(); ++i) {
+    const graph::Tensor& y = a.in(i);
+    expect_same_dtype(a, acc, y);
+    graph::Tensor out(acc.dtype(), broadcast_shapes(a, acc.shape(), y.shape()));
+    dispatch_numeric(a, acc.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      broadcast_binary<T, T, T>(acc, y, out, make_op(tag));
+    });
+    acc = std::move(out);
+  }
+  return acc;
 }
 
 }  // namespace tauvta::cpu

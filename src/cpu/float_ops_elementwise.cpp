@@ -58,22 +58,10 @@ std::vector<Tensor> arith(const OpArgs& a, Arith kind) {
   return outputs(std::move(out));
 }
 
-// Sum and Mean: one or more operands of one dtype, broadcast together and added left to right in
-// that dtype (integers wrap), as ONNX's reference adds them.
+// Sum and Mean: the operands added left to right in their dtype (integers wrap), as ONNX's
+// reference adds them.
 Tensor variadic_sum(const OpArgs& a) {
-  if (a.num_inputs() == 0) a.fail("needs at least one input");
-  Tensor acc = a.in(0);
-  for (size_t i = 1; i < a.num_inputs(); ++i) {
-    const Tensor& y = a.in(i);
-    expect_same_dtype(a, acc, y);
-    Tensor out(acc.dtype(), broadcast_shapes(a, acc.shape(), y.shape()));
-    dispatch_numeric(a, acc.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      broadcast_binary<T, T, T>(acc, y, out, Wrap<T>::add);
-    });
-    acc = std::move(out);
-  }
-  return acc;
+  return fold_operands(a, [](auto tag) { return Wrap<decltype(tag)>::add; });
 }
 
 }  // namespace

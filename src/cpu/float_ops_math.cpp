@@ -177,24 +177,15 @@ namespace {
 
 // Max and Min: one or more operands, broadcast together; NaN propagates for floats.
 std::vector<Tensor> variadic_extreme(const OpArgs& a, bool is_max) {
-  if (a.num_inputs() == 0) a.fail("needs at least one input");
-  Tensor acc = a.in(0);
-  for (size_t i = 1; i < a.num_inputs(); ++i) {
-    const Tensor& y = a.in(i);
-    expect_same_dtype(a, acc, y);
-    Tensor out(acc.dtype(), broadcast_shapes(a, acc.shape(), y.shape()));
-    dispatch_numeric(a, acc.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      broadcast_binary<T, T, T>(acc, y, out, [is_max](T p, T q) {
-        if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(p) || std::isnan(q)) return std::isnan(p) ? p : q;
-        }
-        return is_max ? std::max(p, q) : std::min(p, q);
-      });
-    });
-    acc = std::move(out);
-  }
-  return outputs(std::move(acc));
+  return outputs(fold_operands(a, [is_max](auto tag) {
+    using T = decltype(tag);
+    return [is_max](T p, T q) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(p) || std::isnan(q)) return std::isnan(p) ? p : q;
+      }
+      return is_max ? std::max(p, q) : std::min(p, q);
+    };
+  }));
 }
 
 }  // namespace

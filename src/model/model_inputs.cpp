@@ -27,13 +27,17 @@ graph::Tensor fit_input(const graph::Graph& g, const std::string& name, graph::T
   return t;
 }
 
-void check_inputs_given(const graph::Graph& g, const cpu::TensorMap& in) {
+namespace {
+
+// Throws naming the first declared input `in` lacks and the file kind it takes (a sequence: .pb).
+template <class Map>
+void check_declared_inputs_given(const graph::Graph& g, const Map& in) {
   for (const std::string& i : g.inputs) {
-    if (!in.count(i)) throw Error(fmt::format("input '{}' is not given; pass --input {}=FILE.npy", i, i));
+    if (in.count(i)) continue;
+    const graph::ValueInfo* vi = g.info(i);
+    throw Error(fmt::format("input '{}' is not given; pass --input {}=FILE.{}", i, i, vi && vi->sequence ? "pb" : "npy"));
   }
 }
-
-namespace {
 
 // NAME=FILE (or FILE alone for a one-input model) -> {name, file}, the name checked.
 std::pair<std::string, std::string> input_spec(const std::string& spec, const graph::Graph& g) {
@@ -57,6 +61,8 @@ std::pair<std::string, std::string> input_spec(const std::string& spec, const gr
 }
 
 }  // namespace
+
+void check_inputs_given(const graph::Graph& g, const cpu::TensorMap& in) { check_declared_inputs_given(g, in); }
 
 cpu::TensorMap read_input_files(const std::vector<std::string>& specs, const graph::Graph& g) {
   cpu::TensorMap in;
@@ -89,11 +95,7 @@ cpu::ValueMap read_input_values(const std::vector<std::string>& specs, const gra
       in[name] = fit_input(g, name, io::read_tensor_file(file));
     }
   }
-  for (const std::string& i : g.inputs) {
-    if (in.count(i)) continue;
-    const graph::ValueInfo* vi = g.info(i);
-    throw Error(fmt::format("input '{}' is not given; pass --input {}=FILE.{}", i, i, vi && vi->sequence ? "pb" : "npy"));
-  }
+  check_declared_inputs_given(g, in);
   return in;
 }
 
