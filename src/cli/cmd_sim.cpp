@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "sim/simulator.h"
+#include "backend/rtl_program.h"
+#include "rtl/accelerator_sim.h"
 
 namespace tauvta::cli {
 namespace {
@@ -30,6 +33,7 @@ struct SimArgs {
   bool portable = false;
   bool force = false;
   bool quiet = false;
+  bool rtl = false;
   std::string report;
   uint64_t dram_size = 1ull << 30;
 };
@@ -80,7 +84,14 @@ void run_sim(const SimArgs& a) {
   options.timing_only = a.timing_only;
   options.check_hazards = a.check_hazards;
   options.portable_kernels = a.portable;
-  const sim::RunReport report = simulator.run(program, options);
+  std::optional<backend::RtlProgramResult> rtl_result;
+  if (a.rtl) {
+    if (a.timing_only) throw Error("--rtl runs the data too: it cannot be combined with --timing-only");
+    if (!a.quiet) std::cerr << "building the Verilated accelerator (cached once built)...\n";
+    rtl::AcceleratorSim accelerator(config, backend::rtl_options_for(config));
+    rtl_result = backend::run_program_on_rtl(simulator, accelerator, program, options);
+  }
+  const sim::RunReport report = rtl_result ? rtl_result->model : simulator.run(program, options);
 
   for (const Dump& d : dumps) {
     std::vector<uint8_t> bytes(d.bytes);
@@ -90,12 +101,17 @@ void run_sim(const SimArgs& a) {
   if (!a.report.empty()) {
     nlohmann::json j = report.to_json(config);
     j["program"] = a.insns;
+    if (rtl_result) j["rtl"] = rtl_result->to_json();
     write_text(a.report, j.dump(2) + "\n", a.force);
   }
   if (!a.quiet) {
     std::cout << fmt::format("config {}  program {} ({} instructions){}\n\n", config.name(),
                              a.insns, program.size(), a.timing_only ? "  [timing only]" : "");
     std::cout << report.summary_table(config);
+    if (rtl_result) std::cout << "\nRTL (tauvta_accelerator in Verilator) against the timing model\n" << rtl_result->table();
+  }
+  if (rtl_result && !rtl_result->bit_exact) {
+    throw Error("the RTL's DRAM differs from the simulator's: " + rtl_result->difference);
   }
   if (!report.hazards.empty()) {
     for (const sim::Hazard& h : report.hazards) std::cerr << "hazard: " << h.message() << "\n";
@@ -117,6 +133,8 @@ void add_sim_command(CLI::App& app) {
   cmd->add_flag("--check-hazards", args->check_hazards,
                 "Report SRAM accesses on different modules not ordered by tokens");
   cmd->add_flag("--portable", args->portable, "Use the portable kernels (no SIMD)");
+  cmd->add_flag("--rtl", args->rtl,
+                "Also run the generated accelerator (Verilator) and compare its DRAM and cycles");
   cmd->add_option("--report", args->report, "Write the run report as JSON");
   cmd->add_option("--dram-size", args->dram_size, "Simulated DRAM bytes (default 1 GiB)");
   cmd->add_flag("--force", args->force, "Overwrite existing --dump and --report files");

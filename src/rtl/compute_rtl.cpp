@@ -86,7 +86,19 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  input  wire host_re,\n"
        "  input  wire [2:0] host_mem,\n";
   v += fmt::format("  input  wire [{}:0] host_wdata,\n", HW - 1);
-  v += fmt::format("  output wire [{}:0] host_rdata\n);\n", HW - 1);
+  v += fmt::format("  output wire [{}:0] host_rdata,\n", HW - 1);
+  // The load and store modules' ports (tauvta_accelerator): they run beside the datapath.
+  v += "  // The load module's writes of inputs and weights, at any time.\n";
+  v += fmt::format("  input  wire ld_inp_we,\n  input  wire [{}:0] ld_inp_waddr,\n"
+                   "  input  wire [{}:0] ld_inp_wdata,\n",
+                   I - 1, buf[size_t(BufferId::kInp)].width - 1);
+  v += fmt::format("  input  wire ld_wgt_we,\n  input  wire [{}:0] ld_wgt_waddr,\n"
+                   "  input  wire [{}:0] ld_wgt_wdata,\n",
+                   W - 1, buf[size_t(BufferId::kWgt)].width - 1);
+  v += "  // The store module's reads of outputs (registered, one cycle), at any time.\n";
+  v += fmt::format("  input  wire st_out_re,\n  input  wire [{}:0] st_out_raddr,\n"
+                   "  output wire [{}:0] st_out_rdata\n);\n",
+                   A - 1, buf[size_t(BufferId::kOut)].width - 1);
   v += fmt::format("  localparam U = {}, I = {}, W = {}, A = {}, TAPS = {};\n", U, I, W, A, taps);
   v += fmt::format("  localparam GEMM_TAP = {}, ALU_TAP = {}, ALU_PHASES = {}, ACC_PORTS = {};\n",
                    s.gemm_latency, s.alu_latency, s.alu_issue_cycles, s.acc_read_ports);
@@ -309,10 +321,14 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "busy ? f_can : host_r && " + host_sel(0), fmt::format("busy ? u[U-1:0] : {}", haddr(U)),
        "uop_rdata");
   v += "  wire core_rd = f2_go && phase == 0 && !is_alu;\n";
-  sram("inp_mem", ib, "host_w && " + host_sel(2), haddr(I), hdata(ib.width),
+  sram("inp_mem", ib, "ld_inp_we || (host_w && " + host_sel(2) + ")",
+       fmt::format("ld_inp_we ? ld_inp_waddr : {}", haddr(I)),
+       fmt::format("ld_inp_we ? ld_inp_wdata : {}", hdata(ib.width)),
        "busy ? core_rd : host_r && " + host_sel(2), fmt::format("busy ? x2 : {}", haddr(I)),
        "inp_rdata");
-  sram("wgt_mem", wb, "host_w && " + host_sel(1), haddr(W), hdata(wb.width),
+  sram("wgt_mem", wb, "ld_wgt_we || (host_w && " + host_sel(1) + ")",
+       fmt::format("ld_wgt_we ? ld_wgt_waddr : {}", haddr(W)),
+       fmt::format("ld_wgt_we ? ld_wgt_wdata : {}", hdata(wb.width)),
        "busy ? core_rd : host_r && " + host_sel(1), fmt::format("busy ? w2 : {}", haddr(W)),
        "wgt_rdata");
   // Accumulator copy 0: GEMM's read, the ALU's destination (and source with one port).
@@ -333,8 +349,10 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
   }
   sram("out_mem", ob, "acc_we || (host_w && " + host_sel(4) + ")",
        fmt::format("busy ? acc_waddr : {}", haddr(A)),
-       fmt::format("busy ? out_wdata : {}", hdata(ob.width)), "host_r && " + host_sel(4),
-       haddr(A), "out_rdata");
+       fmt::format("busy ? out_wdata : {}", hdata(ob.width)),
+       "st_out_re || (host_r && " + host_sel(4) + ")",
+       fmt::format("st_out_re ? st_out_raddr : {}", haddr(A)), "out_rdata");
+  v += "  assign st_out_rdata = out_rdata;\n";
   auto ext = [&](const std::string& sig, int bits) {
     return bits == HW ? sig : fmt::format("{{{{{}{{1'b0}}}}, {}}}", HW - bits, sig);
   };

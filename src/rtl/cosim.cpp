@@ -49,6 +49,7 @@ CosimToolchain default_cosim_toolchain() {
   t.include = TAUVTA_VERILATOR_INCLUDE;
   t.runtime = TAUVTA_VERILATED_RUNTIME;
   t.harness = TAUVTA_COSIM_HARNESS;
+  t.accelerator_harness = TAUVTA_ACCEL_HARNESS;
   t.cxx = TAUVTA_COSIM_CXX;
   t.cache = TAUVTA_COSIM_CACHE;
 #endif
@@ -57,9 +58,13 @@ CosimToolchain default_cosim_toolchain() {
 
 fs::path build_cosim(const RtlDesign& design, const CosimToolchain& tools) {
   if (!tools.available()) throw Error("co-simulation: Verilator was not found when tauvta was configured");
-  std::string all;
+  // The whole accelerator runs networks: its model is optimized; the datapath's runs are short.
+  const bool whole = design.top == "tauvta_accelerator";
+  const fs::path harness = whole ? tools.accelerator_harness : tools.harness;
+  const char* opt = whole ? "-O1" : "-O0";
+  std::string all = design.top + "\n" + opt + "\n";
   for (const RtlFile& f : design.files) all += f.name + "\n" + f.text;
-  all += read_text(tools.harness);
+  all += read_text(harness);
   const std::string key = fmt::format("{:016x}", std::hash<std::string>{}(all));
   const fs::path dir = tools.cache / key;
   const fs::path sim = dir / "sim";
@@ -90,15 +95,15 @@ fs::path build_cosim(const RtlDesign& design, const CosimToolchain& tools) {
   for (const auto& entry : fs::directory_iterator(work / "obj")) {
     if (entry.path().extension() == ".cpp") unity += "#include \"" + entry.path().string() + "\"\n";
   }
-  unity += "#include \"" + tools.harness.string() + "\"\n";
+  unity += "#include \"" + harness.string() + "\"\n";
   write_text(work / "unity.cpp", unity);
   const std::string inc = tools.include.string();
   const std::string flags = fmt::format(
-      "-O0 -g0 -std=c++17 -pthread -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=0 -DVM_TRACE_FST=0 "
+      "{1} -g0 -std=c++17 -pthread -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=0 -DVM_TRACE_FST=0 "
       "-DVM_TRACE_VCD=0 -I'{0}' -I'{0}/vltstd'",
-      inc);
+      inc, opt);
   // Verilator's headers precompiled once per cache (a third of each model's compile time).
-  const fs::path pch = tools.cache / "pch";
+  const fs::path pch = tools.cache / fmt::format("pch{}", opt);  // one per optimization level
   if (!fs::exists(pch / "verilated.h.gch")) {
     const fs::path tmp = tools.cache / fmt::format("pch.tmp{}", ::getpid());
     fs::remove_all(tmp);

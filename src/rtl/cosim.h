@@ -17,7 +17,8 @@ struct CosimToolchain {
   std::string verilator;            // the verilator executable
   std::filesystem::path include;    // Verilator's include directory
   std::filesystem::path runtime;    // static library of verilated.cpp + verilated_threads.cpp
-  std::filesystem::path harness;    // cosim_harness.cpp
+  std::filesystem::path harness;    // cosim_harness.cpp (the datapath, tauvta_compute)
+  std::filesystem::path accelerator_harness;  // accel_harness.cpp (the whole tauvta_accelerator)
   std::string cxx;                  // C++ compiler
   std::filesystem::path cache;      // directory of built simulators
   bool available() const { return !verilator.empty() && !cxx.empty(); }
@@ -27,7 +28,8 @@ struct CosimToolchain {
 // CMake did not find Verilator.
 CosimToolchain default_cosim_toolchain();
 
-// Builds (or finds in the cache) the simulator of `design`; returns its executable. Throws
+// Builds (or finds in the cache) the simulator of `design`'s top (tauvta_compute with the datapath
+// harness, tauvta_accelerator with the accelerator harness); returns its executable. Throws
 // tauvta::Error with the tool's output when Verilator or the compiler fails.
 std::filesystem::path build_cosim(const RtlDesign& design, const CosimToolchain& tools);
 

@@ -8,6 +8,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "rtl/verilog_emit.h"
+#include "rtl/verilog_library.h"
 
 namespace tauvta::rtl {
 
@@ -25,6 +26,12 @@ RtlDesign generate_rtl(const hw::HwConfig& config, const RtlOptions& options) {
   d.files.push_back({"tauvta_gemm_core.v", header + emit_gemm_core(d.shape)});
   d.files.push_back({"tauvta_alu.v", header + emit_alu(d.shape)});
   d.files.push_back({"tauvta_compute.v", header + emit_compute(config, d.shape)});
+  d.files.push_back({"tauvta_insn_fields.v", header + emit_insn_fields(config)});
+  // The fixed modules around the datapath; their parameters are set by the top.
+  const std::string library_header =
+      "// Written by tauvta rtl: a fixed module of the accelerator, parameterized by the top.\n";
+  for (const RtlFile& f : verilog_library()) d.files.push_back({f.name, library_header + f.text});
+  d.files.push_back({"tauvta_accelerator.v", header + emit_accelerator(config, d.shape)});
   return d;
 }
 
@@ -67,7 +74,14 @@ nlohmann::json design_json(const hw::HwConfig& config, const RtlOptions& options
         {"issue_cycles", s.alu_issue_cycles}}},
       {"buffers", buffers},
       {"features", features},
-      {"top", "tauvta_compute"},
+      {"accelerator",
+       {{"bus_bits", 8 << accelerator_shape(config).log_bus_bytes},
+        {"max_burst_beats", accelerator_shape(config).max_burst_beats},
+        {"outstanding", accelerator_shape(config).outstanding},
+        {"cmd_queue_depth", accelerator_shape(config).cmd_queue_depth},
+        {"token_queue_depth", accelerator_shape(config).token_queue_depth},
+        {"fetch_buffer", accelerator_shape(config).fetch_buffer}}},
+      {"top", "tauvta_accelerator"},
   };
 }
 

@@ -1,5 +1,6 @@
-// The RTL generator: Verilog-2005 of the datapath a HwConfig describes (GEMM core, tensor ALU,
-// buffers and the compute module that runs micro-op loops over them), plus a design.json that
+// The RTL generator: Verilog-2005 of the whole accelerator a HwConfig describes (the datapath:
+// GEMM core, tensor ALU, buffers and the compute module that runs micro-op loops over them; and
+// around it fetch, load, store, the queues, the AXI masters and the control slave), plus a design.json that
 // records the config, the implementation options and the shape, so the files explain themselves.
 #pragma once
 
@@ -21,8 +22,9 @@ struct RtlFile {
 
 struct RtlDesign {
   DatapathShape shape;
-  std::vector<RtlFile> files;  // Verilog sources, tauvta_compute.v (the top) last
-  std::string top = "tauvta_compute";
+  std::vector<RtlFile> files;  // Verilog sources, tauvta_accelerator.v (the top) last
+  // The whole accelerator; "tauvta_compute" names the datapath alone (its co-simulation).
+  std::string top = "tauvta_accelerator";
 };
 
 RtlDesign generate_rtl(const hw::HwConfig& config, const RtlOptions& options);

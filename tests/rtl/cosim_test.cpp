@@ -61,7 +61,8 @@ void cosimulate(const CosimCase& c, uint64_t seed, int n_insns) {
   const rtl::CosimToolchain tools = rtl::default_cosim_toolchain();
   ASSERT_TRUE(tools.available()) << "Verilator not found at configure time (scripts/setup installs it)";
   const hw::HwConfig& cfg = c.config;
-  const rtl::RtlDesign design = rtl::generate_rtl(cfg, c.options);
+  rtl::RtlDesign design = rtl::generate_rtl(cfg, c.options);
+  design.top = "tauvta_compute";  // the datapath alone, driven through its host port
   const fs::path sim_exe = rtl::build_cosim(design, tools);
 
   const hw::IsaLayout layout(cfg);

@@ -86,6 +86,10 @@ int main(int argc, char** argv) {
   top->start = 0;
   top->host_we = 0;
   top->host_re = 0;
+  // The load and store modules' ports are idle: the host port stands in for them.
+  top->ld_inp_we = 0;
+  top->ld_wgt_we = 0;
+  top->st_out_re = 0;
   tick();
   tick();
   top->rst = 0;

@@ -1,0 +1,75 @@
+// An AXI4 read master moving one transfer (a DRAM row) at a time, as an HLS m_axi adapter does
+// for a memcpy: the row's bus beats become INCR bursts of at most MAX_BEATS beats that never cross
+// a 4 KiB boundary, and at most OUTST bursts are in flight. Bursts are aligned to the bus: a row
+// that starts or ends inside a beat reads the whole beat and the client drops the extra bytes.
+// The client takes read data straight off the R channel (beat_ready is its RREADY).
+module tauvta_axi_reader #(
+  parameter LOG_B = 3,      // log2 of the data bus in bytes
+  parameter MAX_BEATS = 16,
+  parameter OUTST = 7,
+  parameter OW = 4          // outstanding-count bits: 2^OW > OUTST
+) (
+  input  wire clk,
+  input  wire rst,
+  input  wire cmd_valid,    // start a transfer; taken only when idle
+  input  wire [31:0] cmd_addr,
+  input  wire [31:0] cmd_bytes,  // at least 1
+  output wire idle,         // no transfer in progress
+  input  wire ar_hold,      // the client has no room for another burst
+  output wire arvalid,
+  input  wire arready,
+  output wire [31:0] araddr,
+  output wire [7:0] arlen,
+  output wire [2:0] arsize,
+  output wire [1:0] arburst,
+  input  wire rvalid,
+  output wire rready,
+  input  wire rlast,
+  input  wire beat_ready,
+  output wire ar_fire,      // a burst was requested this cycle, of ar_beats beats
+  output wire [8:0] ar_beats
+);
+  localparam [12:0] PAGE_BEATS = 13'd4096 >> LOG_B;
+  localparam [32:0] MAXB = MAX_BEATS;
+  localparam [OW-1:0] OUTST_W = OUTST;
+  localparam [2:0] SIZE = LOG_B;
+  reg [31:0] cur;   // the next burst's address (beat-aligned)
+  reg [32:0] left;  // beats still to request
+  reg [OW-1:0] outst;
+  /* verilator lint_off UNUSEDSIGNAL */
+  // Only the offset within the page and the burst length's low bits are read.
+  wire [31:0] in_page = cur >> LOG_B;
+  wire [32:0] lim = left < MAXB ? left : MAXB;
+  wire [32:0] to_page = {20'd0, PAGE_BEATS - {1'b0, in_page[11:0] & (PAGE_BEATS[11:0] - 12'd1)}};
+  wire [32:0] beats = lim < to_page ? lim : to_page;
+  wire [32:0] first = {1'b0, cmd_addr >> LOG_B};
+  wire [32:0] last = ({1'b0, cmd_addr} + {1'b0, cmd_bytes} - 33'd1) >> LOG_B;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign arvalid = left != 0 && outst < OUTST_W && !ar_hold;
+  assign araddr = cur;
+  assign arlen = beats[7:0] - 8'd1;
+  assign arsize = SIZE;
+  assign arburst = 2'b01;
+  assign ar_fire = arvalid && arready;
+  assign ar_beats = beats[8:0];
+  assign rready = beat_ready;
+  wire r_done = rvalid && beat_ready && rlast;
+  assign idle = left == 0 && outst == 0;
+  always @(posedge clk) begin
+    if (rst) begin
+      cur <= 0;
+      left <= 0;
+      outst <= 0;
+    end else begin
+      if (cmd_valid && idle) begin
+        cur <= (cmd_addr >> LOG_B) << LOG_B;
+        left <= last - first + 33'd1;
+      end else if (ar_fire) begin
+        cur <= cur + (beats[31:0] << LOG_B);
+        left <= left - beats;
+      end
+      if (ar_fire && !r_done) outst <= outst + 1'b1;
+      else if (r_done && !ar_fire) outst <= outst - 1'b1;
+    end
+  end
+endmodule

@@ -1,0 +1,95 @@
+// The load module: runs LOAD instructions of the input and weight buffers, in order, through its
+// own AXI read master. Pops g2l when pop_next is set, pushes l2g when push_next is set (the
+// other dependency bits have no queue here and are ignored).
+module tauvta_load #(
+  parameter LOG_B = 3,
+  parameter MAX_BEATS = 16,
+  parameter OUTST = 7,
+  parameter OW = 4,
+  parameter LOG_EI = 4,   // input element bytes, log2
+  parameter EWI = 128,
+  parameter AI = 11,      // input buffer address bits
+  parameter LOG_EW = 8,   // weight element bytes, log2
+  parameter EWW = 2048,
+  parameter AW = 10
+) (
+  input  wire clk,
+  input  wire rst,
+  input  wire enable,
+  input  wire cmd_valid,
+  input  wire [127:0] cmd,
+  output wire cmd_ready,
+  input  wire g2l_can_pop,
+  output wire g2l_pop,
+  input  wire l2g_can_push,
+  output wire l2g_push,
+  input  wire [31:0] inp_base,
+  input  wire [31:0] wgt_base,
+  output wire inp_we,
+  output wire [AI-1:0] inp_waddr,
+  output wire [EWI-1:0] inp_wdata,
+  output wire wgt_we,
+  output wire [AW-1:0] wgt_waddr,
+  output wire [EWW-1:0] wgt_wdata,
+  output wire arvalid,
+  input  wire arready,
+  output wire [31:0] araddr,
+  output wire [7:0] arlen,
+  output wire [2:0] arsize,
+  output wire [1:0] arburst,
+  input  wire rvalid,
+  output wire rready,
+  input  wire [(8<<LOG_B)-1:0] rdata,
+  input  wire rlast,
+  output wire busy,
+  output wire wait_token,
+  output wire wait_push,
+  output wire retired
+);
+  /* verilator lint_off UNUSEDSIGNAL */
+  // A LOAD uses neither the prev dependency bits nor the opcode here (fetch routed it).
+  wire [127:0] insn;
+  wire [2:0] opcode, mem;
+  wire pop_prev, pop_next, push_prev, push_next;
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [15:0] sram_base, y_size, x_size, x_stride;
+  wire [31:0] dram_base;
+  wire [3:0] y_pad_0, y_pad_1, x_pad_0, x_pad_1;
+  tauvta_insn_fields f (.insn(insn), .opcode(opcode), .pop_prev(pop_prev), .pop_next(pop_next),
+      .push_prev(push_prev), .push_next(push_next), .mem(mem), .sram_base(sram_base),
+      .dram_base(dram_base), .y_size(y_size), .x_size(x_size), .x_stride(x_stride),
+      .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0), .x_pad_1(x_pad_1));
+  wire go, done_i, done_w, beat_ready_i, beat_ready_w, cmd_i, cmd_w, rd_idle;
+  wire [31:0] addr_i, addr_w, bytes_i, bytes_w;
+  /* verilator lint_off PINCONNECTEMPTY */
+  tauvta_insn_seq seq (.clk(clk), .rst(rst), .enable(enable), .cmd_valid(cmd_valid), .cmd(cmd),
+      .cmd_ready(cmd_ready), .insn(insn), .need_pop0(pop_next), .need_pop1(1'b0),
+      .can_pop0(g2l_can_pop), .can_pop1(1'b0), .pop0(g2l_pop), .pop1(),
+      .need_push0(push_next), .need_push1(1'b0), .can_push0(l2g_can_push), .can_push1(1'b0),
+      .push0(l2g_push), .push1(), .exec_go(go), .exec_done(done_i || done_w), .busy(busy),
+      .wait_token(wait_token), .wait_push(wait_push), .retired(retired));
+  /* verilator lint_on PINCONNECTEMPTY */
+  wire is_inp = mem == 3'd2;
+  tauvta_load_engine #(.LOG_B(LOG_B), .LOG_E(LOG_EI), .EW(EWI), .AD(AI), .PAD(1), .ONE_ROW(0)) inp (
+      .clk(clk), .rst(rst), .go(go && is_inp), .done(done_i), .base(inp_base),
+      .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
+      .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
+      .x_pad_1(x_pad_1), .rd_cmd(cmd_i), .rd_addr(addr_i), .rd_bytes(bytes_i), .rd_idle(rd_idle),
+      .rvalid(rvalid && is_inp), .rdata(rdata), .beat_ready(beat_ready_i), .we(inp_we),
+      .waddr(inp_waddr), .wdata(inp_wdata));
+  tauvta_load_engine #(.LOG_B(LOG_B), .LOG_E(LOG_EW), .EW(EWW), .AD(AW), .PAD(0), .ONE_ROW(0)) wgt (
+      .clk(clk), .rst(rst), .go(go && !is_inp), .done(done_w), .base(wgt_base),
+      .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
+      .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
+      .x_pad_1(x_pad_1), .rd_cmd(cmd_w), .rd_addr(addr_w), .rd_bytes(bytes_w), .rd_idle(rd_idle),
+      .rvalid(rvalid && !is_inp), .rdata(rdata), .beat_ready(beat_ready_w), .we(wgt_we),
+      .waddr(wgt_waddr), .wdata(wgt_wdata));
+  /* verilator lint_off PINCONNECTEMPTY */
+  tauvta_axi_reader #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS), .OUTST(OUTST), .OW(OW)) reader (
+      .clk(clk), .rst(rst), .cmd_valid(cmd_i || cmd_w), .cmd_addr(is_inp ? addr_i : addr_w),
+      .cmd_bytes(is_inp ? bytes_i : bytes_w), .idle(rd_idle), .ar_hold(1'b0), .arvalid(arvalid),
+      .arready(arready), .araddr(araddr), .arlen(arlen), .arsize(arsize), .arburst(arburst),
+      .rvalid(rvalid), .rready(rready), .rlast(rlast),
+      .beat_ready(is_inp ? beat_ready_i : beat_ready_w), .ar_fire(), .ar_beats());
+  /* verilator lint_on PINCONNECTEMPTY */
+endmodule
