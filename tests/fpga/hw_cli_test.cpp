@@ -69,7 +69,7 @@ TEST(RtlCli, WritesVerilogAndRefusesToOverwrite) {
   fs::remove_all(dir);
   auto r = run_tauvta("rtl " + std::string(TAUVTA_SOURCE_DIR) + "/configs/pynq_w4a4.json -o " + dir.string());
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char* f : {"tauvta_gemm_core.v", "tauvta_alu.v", "tauvta_sram.v", "tauvta_compute.v",
+  for (const char* f : {"tauvta_gemm_core.v", "tauvta_alu.v", "tauvta_sram.v", "tauvta_compute.v", "tauvta_accelerator.v",
                         "design.json"}) {
     EXPECT_TRUE(fs::exists(dir / f)) << f;
   }

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string lint(const fs::path& dir) {
-  const std::string cmd = "cd '" + dir.string() + "' && verilator --lint-only -Wall --top-module tauvta_compute *.v 2>&1";
+  const std::string cmd = "cd '" + dir.string() + "' && verilator --lint-only -Wall --top-module tauvta_accelerator *.v 2>&1";
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return "popen failed";
