@@ -11,6 +11,7 @@
 #include "fpga/feasibility.h"
 #include "backend/network_report.h"
 #include "backend/network_runner.h"
+#include "backend/rtl_report.h"
 #include "common/file_io.h"
 #include "hw/config_file.h"
 #include "report/html_file.h"
@@ -67,6 +68,7 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
     } catch (const Error&) {
     }
   }
+  if (a.timing_only && a.rtl) throw Error("run: --rtl runs the data on the generated accelerator: drop --timing-only");
   if (a.timing_only && (a.compare || !a.images.empty() || !a.output_dir.empty())) {
     throw Error("run: --timing-only computes no values: drop --compare-float, --images and --output-dir");
   }
@@ -89,6 +91,7 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
     NetworkAccuracyOptions o;
     o.limit = a.limit;
     o.check_hazards = a.check_hazards;
+    o.rtl = a.rtl;
     o.threads = a.boards > 0 ? a.boards : int(std::max(1u, std::thread::hardware_concurrency()));
     if (!inst.empty()) o.instruments = &inst;
     if (b.model) o.float_graph = &b.model->float_graph;
@@ -116,7 +119,8 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
     }
   } else {
     const cpu::TensorMap inputs = model::read_input_files(a.inputs, net.graph);
-    NetworkRunner runner(net);
+    if (a.rtl && !a.quiet) std::cerr << "building the Verilated accelerator (cached once built)...\n";
+    NetworkRunner runner(net, 1, a.rtl);
     NetworkRunOptions o;
     o.check_hazards = a.check_hazards;
     runner.enable_instruments(inst);
@@ -155,6 +159,10 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
     for (const sim::Hazard& h : run.total.hazards) std::cerr << "hazard: " << h.message() << "\n";
   }
   out << network_report_table(net, run);
+  if (run.on_rtl) {
+    out << rtl_comparison_table(net, run);
+    report["rtl"] = rtl_comparison_json(net, run);
+  }
   const fpga::Feasibility feasible = fpga::feasibility(net.config);
   report["feasibility"] = fpga::to_json(feasible);
   if (const std::string w = fpga::feasibility_warning(net.config, feasible); !w.empty()) out << w << "\n";

@@ -33,6 +33,7 @@ struct AcceleratorRunRequest {
   std::string output_dir, report, csv, images, labels, html;
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, compare = false, quiet = false;
+  bool rtl = false;  // also run every accelerator program on the generated RTL (Verilator)
   InstrumentOptions instruments;
   int boards = 0;  // 0: one per core
 };

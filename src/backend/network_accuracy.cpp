@@ -54,7 +54,7 @@ NetworkAccuracy evaluate_network_accuracy(const CompiledNetwork& net, const grap
   r.predictions.assign(size_t(total), -1);
   std::vector<BoardResult> boards(static_cast<size_t>(threads));
   for (BoardResult& b : boards) {
-    b.runner = std::make_unique<NetworkRunner>(net);
+    b.runner = std::make_unique<NetworkRunner>(net, 1, o.rtl);
     if (o.instruments) b.runner->enable_instruments(*o.instruments);
   }
   std::atomic<int64_t> next{0};

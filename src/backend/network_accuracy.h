@@ -23,6 +23,7 @@ struct NetworkAccuracyOptions {
   bool check_reference = true;  // also run the integer reference and compare outputs exactly
   const graph::Graph* float_graph = nullptr;  // also measure the float reference's accuracy
   bool check_hazards = false;
+  bool rtl = false;  // boards run their programs on the generated accelerator too (NetworkRunner)
   std::function<void(int64_t done, int64_t total)> progress;
 };
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "backend/rtl_driver.h"
 #include "common/elapsed.h"
 #include "common/error.h"
 #include "lower/tensor_layout.h"
@@ -24,9 +25,15 @@ const DramValue* form(const CompiledNetwork& net, const std::string& value, int 
 
 }  // namespace
 
-NetworkRunner::NetworkRunner(const CompiledNetwork& net, int cpu_threads) : net_(net) {
+NetworkRunner::NetworkRunner(const CompiledNetwork& net, int cpu_threads, bool rtl) : net_(net) {
   const uint64_t dram = net.program.image_bytes + (uint64_t(64) << 20);
-  device_ = std::make_unique<runtime::Device>(net.config, dram);
+  if (rtl) {
+    auto driver = std::make_unique<RtlDriver>(net.config, dram);
+    rtl_ = driver.get();
+    device_ = std::make_unique<runtime::Device>(std::move(driver));
+  } else {
+    device_ = std::make_unique<runtime::Device>(net.config, dram);
+  }
   program_ = std::make_unique<lower::LoadedProgram>(*device_, net.program);
   cpu::IntRunOptions o;
   o.threads = cpu_threads;
@@ -141,8 +148,17 @@ NetworkRun NetworkRunner::run(const cpu::TensorMap& inputs, const NetworkRunOpti
       if (l.program_layer < 0) continue;  // a view
       for (const std::string& v : l.inputs) ensure_dram(v, bi);
       ro.instruments = instruments_ ? instruments_->layer(i) : nullptr;
+      const rtl::AcceleratorRun rtl_before = rtl_ ? rtl_->rtl_counters() : rtl::AcceleratorRun{};
       out.layers[i].report = program_->run_layer(size_t(l.program_layer), ro);
       out.total.add(out.layers[i].report);
+      if (rtl_) {
+        for (size_t k = 0; k < rtl_before.counters.size(); ++k) {
+          out.layers[i].rtl.counters[k] = rtl_->rtl_counters().counters[k] - rtl_before.counters[k];
+        }
+        out.layers[i].rtl_cycles = out.layers[i].rtl.cycles();
+        out.rtl_cycles += out.layers[i].rtl_cycles;
+        out.on_rtl = true;
+      }
       for (const std::string& v : l.outputs) produced_in_dram(v, bo);
       continue;
     }

@@ -14,9 +14,12 @@
 #include "cpu/int_executor.h"
 #include "lower/loaded_program.h"
 #include "runtime/device.h"
+#include "rtl/accelerator_sim.h"
 #include "sim/report.h"
 
 namespace tauvta::backend {
+
+class RtlDriver;
 
 struct NetworkRunOptions {
   bool check_hazards = false;
@@ -28,6 +31,8 @@ struct NetworkRunOptions {
 
 struct LayerRun {
   sim::RunReport report;   // accelerator layers (zero for CPU layers)
+  uint64_t rtl_cycles = 0; // on the RTL backend: the generated accelerator's cycles (Verilator)
+  rtl::AcceleratorRun rtl;  // and all its event counters
   double cpu_seconds = 0;  // CPU layers' host time
 };
 
@@ -35,6 +40,8 @@ struct NetworkRun {
   cpu::TensorMap outputs;
   std::vector<LayerRun> layers;  // parallel to CompiledNetwork::layers
   sim::RunReport total;          // every accelerator layer summed
+  bool on_rtl = false;           // the accelerator layers ran on the RTL too (rtl_cycles set)
+  uint64_t rtl_cycles = 0;       // their RTL cycles summed
   double sim_wall_seconds = 0;
   double cpu_seconds = 0;
   double wall_seconds = 0;
@@ -43,7 +50,9 @@ struct NetworkRun {
 class NetworkRunner {
  public:
   // Loads the program onto a simulated board of the network's config. `net` must outlive this.
-  explicit NetworkRunner(const CompiledNetwork& net, int cpu_threads = 1);
+  // With `rtl`, every accelerator program also runs on the generated accelerator in Verilator
+  // (backend/rtl_driver.h), checked bit for bit, its cycles kept per layer.
+  explicit NetworkRunner(const CompiledNetwork& net, int cpu_threads = 1, bool rtl = false);
   ~NetworkRunner();
 
   NetworkRun run(const cpu::TensorMap& inputs, const NetworkRunOptions& options = {});
@@ -61,6 +70,7 @@ class NetworkRunner {
 
   const CompiledNetwork& net_;
   std::unique_ptr<runtime::Device> device_;
+  RtlDriver* rtl_ = nullptr;  // the device's driver on the RTL backend
   std::unique_ptr<lower::LoadedProgram> program_;
   std::unique_ptr<NetworkInstruments> instruments_;
   std::vector<std::unique_ptr<cpu::IntExecutor>> cpu_;

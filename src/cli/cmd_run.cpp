@@ -36,7 +36,7 @@ struct RunArgs {
   backend::NetworkRequest network;
   std::string csv, images, labels, html;
   int64_t limit = -1;
-  bool timing_only = false, check_hazards = false, quiet = false;
+  bool timing_only = false, check_hazards = false, quiet = false, rtl = false;
   backend::InstrumentOptions instruments;
   int boards = 0;
 };
@@ -68,6 +68,7 @@ void run_run(const RunArgs& a) {
     r.limit = a.limit;
     r.timing_only = a.timing_only;
     r.check_hazards = a.check_hazards;
+    r.rtl = a.rtl;
     r.compare = a.compare;
     r.quiet = a.quiet;
     r.instruments = a.instruments;
@@ -189,6 +190,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--labels", args->labels, "Accelerator: IDX labels for --images");
   cmd->add_option("--limit", args->limit, "Accelerator: classify the first N images only");
   cmd->add_flag("--timing-only", args->timing_only, "Accelerator: cycles from the timing model only, no data");
+  cmd->add_flag("--rtl", args->rtl,
+                "Accelerator: also run every program on the generated accelerator in Verilator, "
+                "check it bit for bit and report its cycles beside the timing model's");
   cmd->add_flag("--check-hazards", args->check_hazards, "Accelerator: report SRAM accesses not ordered by tokens");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress bar");
   cmd->add_option("--input", args->inputs, "NAME=FILE (.npy or ONNX TensorProto .pb; FILE alone for a one-input model); repeatable");

@@ -21,13 +21,14 @@ inline constexpr uint32_t kStart = 0x1, kAutoRestart = 0x81;  // ap_ctrl values 
 
 // Counter k counts, from a fetch start until FINISH has executed, the cycles (or one-cycle
 // events) its name says.
-inline constexpr std::array<const char*, 19> kAcceleratorCounters = {
+inline constexpr std::array<const char*, 20> kAcceleratorCounters = {
     "cycles",
     "fetch_insns",        "fetch_stall_queue",
     "load_busy",          "load_wait_token",    "load_wait_push",    "load_insns",
     "compute_busy",       "compute_wait_token", "compute_wait_push", "compute_insns",
     "store_busy",         "store_wait_token",   "store_wait_push",   "store_insns",
     "fetch_read_beats",   "load_read_beats",    "compute_read_beats", "store_write_beats",
+    "compute_hazard_stall",  // a micro-op waited for an accumulator write in flight
 };
 
 }  // namespace tauvta::rtl

@@ -30,6 +30,13 @@ std::vector<std::string> harness_args(const hw::HwConfig& c) {
 
 }  // namespace
 
+uint64_t AcceleratorRun::counter(std::string_view name) const {
+  for (size_t k = 0; k < kAcceleratorCounters.size(); ++k) {
+    if (name == kAcceleratorCounters[k]) return counters[k];
+  }
+  throw Error(fmt::format("rtl: no event counter named '{}'", name));
+}
+
 AcceleratorSim::AcceleratorSim(const hw::HwConfig& config, const RtlOptions& options,
                                const CosimToolchain& tools) {
   RtlDesign design = generate_rtl(config, options);

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "hw/hw_config.h"
 #include "rtl/accelerator_map.h"
@@ -24,6 +25,10 @@ namespace tauvta::rtl {
 struct AcceleratorRun {
   std::array<uint64_t, kAcceleratorCounters.size()> counters{};  // kAcceleratorCounters order
   uint64_t cycles() const { return counters[0]; }
+  uint64_t counter(std::string_view name) const;  // by its kAcceleratorCounters name
+  void add(const AcceleratorRun& other) {
+    for (size_t k = 0; k < counters.size(); ++k) counters[k] += other.counters[k];
+  }
 };
 
 class AcceleratorSim {

@@ -82,6 +82,7 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  input  wire [31:0] host_addr,\n"
        "  /* verilator lint_on UNUSEDSIGNAL */\n"
        "  output reg  busy,\n"
+       "  output wire hazard_stall,  // a micro-op waits for an accumulator write in flight\n"
        "  input  wire host_we,\n"
        "  input  wire host_re,\n"
        "  input  wire [2:0] host_mem,\n";
@@ -192,6 +193,7 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  end\n"
        "  wire stall = f2_valid && phase == 0 && hazard;\n"
        "  wire f2_go = f2_valid && !stall;\n"
+       "  assign hazard_stall = busy && stall;\n"
        "  wire [15:0] last_phase = is_alu ? ALU_PHASES - 1 : 0;\n"
        "  wire f2_fire = f2_go && phase == last_phase;\n"
        "  wire f1_move = f1_valid && (!f2_valid || f2_fire);\n"

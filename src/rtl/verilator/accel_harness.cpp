@@ -37,7 +37,7 @@
 
 namespace {
 
-constexpr int kCounters = 19;  // src/rtl/accelerator_map.h
+constexpr int kCounters = 20;  // src/rtl/accelerator_map.h
 
 struct Params {
   uint64_t bus = 8;
@@ -214,9 +214,12 @@ class Board {
   }
 
   // --- reads ---
-  // The beat `b` of a burst that started at `s` may leave once its bytes have arrived.
+  // The beat `b` of a burst whose channel time starts at `s` is on the bus in the cycle before its
+  // bytes are all through (the burst's fixed overhead first), so the last beat's handshake is the
+  // cycle before the burst completes: the cycle the timing model's completion time names is the
+  // first in which the RTL has the whole burst.
   uint64_t beat_due(uint64_t s, uint64_t b) const {
-    return s + uint64_t(std::ceil(double((b + 1) * p_.bus) / p_.rate - 1e-9)) - 1;
+    return s + p_.overhead + uint64_t(std::ceil(double((b + 1) * p_.bus) / p_.rate - 1e-9)) - 1;
   }
   uint64_t occupancy(uint64_t beats) const {
     return uint64_t(std::ceil(double(beats * p_.bus) / p_.rate - 1e-9)) + p_.overhead;
@@ -324,7 +327,8 @@ class Board {
       if (++b.sent == b.beats) {
         const uint64_t done = std::max(now_ + 1, b.start + occupancy(b.beats));
         w_free_ = done;
-        responses_.push_back(done + p_.write_latency);
+        // The response's handshake is the cycle before the write completes (as for read data).
+        responses_.push_back(done + p_.write_latency - 1);
         writes_.pop_front();
       }
     }

@@ -11,7 +11,7 @@ module tauvta_axi_reader #(
 ) (
   input  wire clk,
   input  wire rst,
-  input  wire cmd_valid,    // start a transfer; taken only when idle
+  input  wire cmd_valid,    // start a transfer; taken only when idle, its first burst requested at once
   input  wire [31:0] cmd_addr,
   input  wire [31:0] cmd_bytes,  // at least 1
   output wire idle,         // no transfer in progress
@@ -36,17 +36,22 @@ module tauvta_axi_reader #(
   reg [31:0] cur;   // the next burst's address (beat-aligned)
   reg [32:0] left;  // beats still to request
   reg [OW-1:0] outst;
+  assign idle = left == 0 && outst == 0;
+  // A command's first burst is requested in the cycle the command arrives.
+  wire take = cmd_valid && idle;
   /* verilator lint_off UNUSEDSIGNAL */
   // Only the offset within the page and the burst length's low bits are read.
-  wire [31:0] in_page = cur >> LOG_B;
-  wire [32:0] lim = left < MAXB ? left : MAXB;
-  wire [32:0] to_page = {20'd0, PAGE_BEATS - {1'b0, in_page[11:0] & (PAGE_BEATS[11:0] - 12'd1)}};
-  wire [32:0] beats = lim < to_page ? lim : to_page;
   wire [32:0] first = {1'b0, cmd_addr >> LOG_B};
   wire [32:0] last = ({1'b0, cmd_addr} + {1'b0, cmd_bytes} - 33'd1) >> LOG_B;
+  wire [31:0] cur_e = take ? (cmd_addr >> LOG_B) << LOG_B : cur;
+  wire [32:0] left_e = take ? last - first + 33'd1 : left;
+  wire [31:0] in_page = cur_e >> LOG_B;
+  wire [32:0] lim = left_e < MAXB ? left_e : MAXB;
+  wire [32:0] to_page = {20'd0, PAGE_BEATS - {1'b0, in_page[11:0] & (PAGE_BEATS[11:0] - 12'd1)}};
+  wire [32:0] beats = lim < to_page ? lim : to_page;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign arvalid = left != 0 && outst < OUTST_W && !ar_hold;
-  assign araddr = cur;
+  assign arvalid = left_e != 0 && outst < OUTST_W && !ar_hold;
+  assign araddr = cur_e;
   assign arlen = beats[7:0] - 8'd1;
   assign arsize = SIZE;
   assign arburst = 2'b01;
@@ -54,19 +59,18 @@ module tauvta_axi_reader #(
   assign ar_beats = beats[8:0];
   assign rready = beat_ready;
   wire r_done = rvalid && beat_ready && rlast;
-  assign idle = left == 0 && outst == 0;
   always @(posedge clk) begin
     if (rst) begin
       cur <= 0;
       left <= 0;
       outst <= 0;
     end else begin
-      if (cmd_valid && idle) begin
-        cur <= (cmd_addr >> LOG_B) << LOG_B;
-        left <= last - first + 33'd1;
-      end else if (ar_fire) begin
-        cur <= cur + (beats[31:0] << LOG_B);
-        left <= left - beats;
+      if (ar_fire) begin
+        cur <= cur_e + (beats[31:0] << LOG_B);
+        left <= left_e - beats;
+      end else if (take) begin
+        cur <= cur_e;
+        left <= left_e;
       end
       if (ar_fire && !r_done) outst <= outst + 1'b1;
       else if (r_done && !ar_fire) outst <= outst - 1'b1;

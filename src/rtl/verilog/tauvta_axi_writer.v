@@ -14,6 +14,7 @@ module tauvta_axi_writer #(
   input  wire [31:0] cmd_addr,
   input  wire [31:0] cmd_bytes,  // at least 1
   output wire idle,
+  output wire last_response,  // the transfer's last write response is on the bus this cycle
   output wire awvalid,
   input  wire awready,
   output wire [31:0] awaddr,
@@ -42,18 +43,23 @@ module tauvta_axi_writer #(
   reg sending, first_beat;
   reg [OW-1:0] outst;
   reg [31:0] lo, hi;     // first byte lane of the row's first beat, last lane of its last beat
+  assign idle = left == 0 && !sending && outst == 0;
+  // A command's first burst address goes out in the cycle the command arrives.
+  wire take = cmd_valid && idle;
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [31:0] in_page = cur >> LOG_B;
-  wire [32:0] lim = left < MAXB ? left : MAXB;
-  wire [32:0] to_page = {20'd0, PAGE_BEATS - {1'b0, in_page[11:0] & (PAGE_BEATS[11:0] - 12'd1)}};
-  wire [32:0] beats = lim < to_page ? lim : to_page;
   wire [32:0] first = {1'b0, cmd_addr >> LOG_B};
   wire [32:0] end_byte = {1'b0, cmd_addr} + {1'b0, cmd_bytes} - 33'd1;
   wire [32:0] last = end_byte >> LOG_B;
+  wire [31:0] cur_e = take ? (cmd_addr >> LOG_B) << LOG_B : cur;
+  wire [32:0] left_e = take ? last - first + 33'd1 : left;
+  wire [31:0] in_page = cur_e >> LOG_B;
+  wire [32:0] lim = left_e < MAXB ? left_e : MAXB;
+  wire [32:0] to_page = {20'd0, PAGE_BEATS - {1'b0, in_page[11:0] & (PAGE_BEATS[11:0] - 12'd1)}};
+  wire [32:0] beats = lim < to_page ? lim : to_page;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign awvalid = !sending && left != 0 && outst < OUTST_W;
+  assign awvalid = !sending && left_e != 0 && outst < OUTST_W;
   wire aw_fire = awvalid && awready;
-  assign awaddr = cur;
+  assign awaddr = cur_e;
   assign awlen = beats[7:0] - 8'd1;
   assign awsize = SIZE;
   assign awburst = 2'b01;
@@ -62,7 +68,7 @@ module tauvta_axi_writer #(
   wire w_fire = wvalid && wready;
   assign wlast = in_burst == 9'd1;
   assign bready = 1'b1;
-  assign idle = left == 0 && !sending && outst == 0;
+  assign last_response = bvalid && outst == 1 && left == 0 && !sending;
   genvar g;
   generate
     for (g = 0; g < B; g = g + 1) begin : strobe
@@ -85,18 +91,20 @@ module tauvta_axi_writer #(
       lo <= 0;
       hi <= 0;
     end else begin
-      if (cmd_valid && idle) begin
-        cur <= (cmd_addr >> LOG_B) << LOG_B;
-        left <= last - first + 33'd1;
-        to_send <= last - first + 33'd1;
+      if (take) begin
+        to_send <= left_e;
         first_beat <= 1'b1;
         lo <= cmd_addr & LANE_MASK;
         hi <= end_byte[31:0] & LANE_MASK;
-      end else if (aw_fire) begin
-        cur <= cur + (beats[31:0] << LOG_B);
-        left <= left - beats;
+      end
+      if (aw_fire) begin
+        cur <= cur_e + (beats[31:0] << LOG_B);
+        left <= left_e - beats;
         in_burst <= beats[8:0];
         sending <= 1'b1;
+      end else if (take) begin
+        cur <= cur_e;
+        left <= left_e;
       end
       if (w_fire) begin
         in_burst <= in_burst - 1'b1;

@@ -37,7 +37,7 @@ module tauvta_compute_ctrl #(
   output wire [2:0] host_mem,
   output wire [31:0] host_addr,
   output wire [HW-1:0] host_wdata,
-  output reg  finished,   // one cycle: FINISH executed
+  output wire finished,   // FINISH retires in this cycle
   output wire arvalid,
   input  wire arready,
   output wire [31:0] araddr,
@@ -63,10 +63,13 @@ module tauvta_compute_ctrl #(
       .push_prev(push_prev), .push_next(push_next), .mem(mem), .sram_base(sram_base),
       .dram_base(dram_base), .y_size(y_size), .x_size(x_size), .x_stride(x_stride),
       .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0), .x_pad_1(x_pad_1));
-  wire go, done_u, done_a, beat_ready_u, beat_ready_a, cmd_u, cmd_a, rd_idle;
+  wire go, done_u, done_a, beat_ready_u, beat_ready_a, cmd_u, cmd_a;
   wire [31:0] addr_u, addr_a, bytes_u, bytes_a;
-  reg dp_running, quick_done;
+  reg dp_running;
+  // The datapath is done in the first cycle it is no longer busy after its start.
   wire dp_done = dp_running && !dp_busy;
+  // FINISH and LOADs of other buffers do nothing: done in their issue cycle.
+  wire quick_done;
   /* verilator lint_off PINCONNECTEMPTY */
   tauvta_insn_seq seq (.clk(clk), .rst(rst), .enable(enable), .cmd_valid(cmd_valid), .cmd(cmd),
       .cmd_ready(cmd_ready), .insn(insn), .need_pop0(pop_prev), .need_pop1(pop_next),
@@ -82,9 +85,9 @@ module tauvta_compute_ctrl #(
   wire is_dp = opcode == 3'd2 || opcode == 3'd4;
   assign dp_start = go && is_dp;
   assign dp_insn = insn;
+  assign quick_done = go && !is_uop && !is_acc && !is_dp;
+  assign finished = retired && opcode == 3'd3;
   always @(posedge clk) begin
-    quick_done <= go && !is_uop && !is_acc && !is_dp;  // FINISH, or a LOAD of another buffer
-    finished <= retired && opcode == 3'd3;  // counted as executed, as the timing model does
     if (rst) dp_running <= 1'b0;
     else if (dp_start) dp_running <= 1'b1;
     else if (dp_done) dp_running <= 1'b0;
@@ -98,14 +101,14 @@ module tauvta_compute_ctrl #(
       .clk(clk), .rst(rst), .go(go && is_uop), .done(done_u), .base(uop_base),
       .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
       .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
-      .x_pad_1(x_pad_1), .rd_cmd(cmd_u), .rd_addr(addr_u), .rd_bytes(bytes_u), .rd_idle(rd_idle),
+      .x_pad_1(x_pad_1), .rd_cmd(cmd_u), .rd_addr(addr_u), .rd_bytes(bytes_u),
       .rvalid(rvalid && is_uop), .rdata(rdata), .beat_ready(beat_ready_u), .we(we_u),
       .waddr(waddr_u), .wdata(wdata_u));
   tauvta_load_engine #(.LOG_B(LOG_B), .LOG_E(LOG_EA), .EW(EWA), .AD(A), .PAD(1), .ONE_ROW(0)) acc (
       .clk(clk), .rst(rst), .go(go && is_acc), .done(done_a), .base(acc_base),
       .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
       .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
-      .x_pad_1(x_pad_1), .rd_cmd(cmd_a), .rd_addr(addr_a), .rd_bytes(bytes_a), .rd_idle(rd_idle),
+      .x_pad_1(x_pad_1), .rd_cmd(cmd_a), .rd_addr(addr_a), .rd_bytes(bytes_a),
       .rvalid(rvalid && is_acc), .rdata(rdata), .beat_ready(beat_ready_a), .we(we_a),
       .waddr(waddr_a), .wdata(wdata_a));
   assign host_we = we_u || we_a;
@@ -129,7 +132,7 @@ module tauvta_compute_ctrl #(
   /* verilator lint_off PINCONNECTEMPTY */
   tauvta_axi_reader #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS), .OUTST(OUTST), .OW(OW)) reader (
       .clk(clk), .rst(rst), .cmd_valid(cmd_u || cmd_a), .cmd_addr(is_uop ? addr_u : addr_a),
-      .cmd_bytes(is_uop ? bytes_u : bytes_a), .idle(rd_idle), .ar_hold(1'b0), .arvalid(arvalid),
+      .cmd_bytes(is_uop ? bytes_u : bytes_a), .idle(), .ar_hold(1'b0), .arvalid(arvalid),
       .arready(arready), .araddr(araddr), .arlen(arlen), .arsize(arsize), .arburst(arburst),
       .rvalid(rvalid), .rready(rready), .rlast(rlast),
       .beat_ready(is_uop ? beat_ready_u : beat_ready_a), .ar_fire(), .ar_beats());

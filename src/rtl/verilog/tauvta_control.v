@@ -51,7 +51,7 @@ module tauvta_control #(
   output reg  [31:0] uop_base,
   output reg  [31:0] acc_base,
   output reg  [31:0] out_base,
-  input  wire finished,          // FINISH executed (one cycle)
+  input  wire finished,          // FINISH retires in this cycle (the last one counted)
   input  wire [NC-1:1] events    // counter k counts the cycles (or pulses) of events[k]
 );
   reg [7:0] load_ctrl, compute_ctrl, store_ctrl;

@@ -43,7 +43,8 @@ module tauvta_fetch #(
   localparam [31:0] BUFFER_BYTES = DF * 16;
   localparam [31:0] BURST_BYTES = MAX_BEATS << LOG_B;
   reg [31:0] left, reserved;
-  reg go;
+  reg sent;  // the program's transfer has been handed to the reader
+  wire go;
   wire ar_fire, elem_valid, rd_idle, head_valid, unpack_ready;
   wire [8:0] ar_beats;
   wire [127:0] elem;
@@ -83,20 +84,24 @@ module tauvta_fetch #(
       .arready(arready), .araddr(araddr), .arlen(arlen), .arsize(arsize), .arburst(arburst),
       .rvalid(rvalid), .rready(rready), .rlast(rlast), .beat_ready(unpack_ready), .ar_fire(ar_fire),
       .ar_beats(ar_beats));
+  // The program's first burst is requested in the cycle after the start (the timing model's
+  // cycle 0).
+  assign go = running && !sent && left != 0;
   always @(posedge clk) begin
-    go <= 1'b0;
     done <= 1'b0;
     if (rst) begin
       running <= 1'b0;
+      sent <= 1'b0;
       left <= 0;
       reserved <= 0;
     end else begin
+      if (go) sent <= 1'b1;
       if (start && !running) begin
         running <= 1'b1;
+        sent <= 1'b0;
         left <= insn_count;
         reserved <= 0;
-        go <= insn_count != 0;
-      end else if (running && left == 0 && rd_idle && !go) begin
+      end else if (running && left == 0 && rd_idle) begin
         running <= 1'b0;
         done <= 1'b1;
       end

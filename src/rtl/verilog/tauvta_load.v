@@ -59,7 +59,7 @@ module tauvta_load #(
       .push_prev(push_prev), .push_next(push_next), .mem(mem), .sram_base(sram_base),
       .dram_base(dram_base), .y_size(y_size), .x_size(x_size), .x_stride(x_stride),
       .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0), .x_pad_1(x_pad_1));
-  wire go, done_i, done_w, beat_ready_i, beat_ready_w, cmd_i, cmd_w, rd_idle;
+  wire go, done_i, done_w, beat_ready_i, beat_ready_w, cmd_i, cmd_w;
   wire [31:0] addr_i, addr_w, bytes_i, bytes_w;
   /* verilator lint_off PINCONNECTEMPTY */
   tauvta_insn_seq seq (.clk(clk), .rst(rst), .enable(enable), .cmd_valid(cmd_valid), .cmd(cmd),
@@ -74,20 +74,20 @@ module tauvta_load #(
       .clk(clk), .rst(rst), .go(go && is_inp), .done(done_i), .base(inp_base),
       .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
       .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
-      .x_pad_1(x_pad_1), .rd_cmd(cmd_i), .rd_addr(addr_i), .rd_bytes(bytes_i), .rd_idle(rd_idle),
+      .x_pad_1(x_pad_1), .rd_cmd(cmd_i), .rd_addr(addr_i), .rd_bytes(bytes_i),
       .rvalid(rvalid && is_inp), .rdata(rdata), .beat_ready(beat_ready_i), .we(inp_we),
       .waddr(inp_waddr), .wdata(inp_wdata));
   tauvta_load_engine #(.LOG_B(LOG_B), .LOG_E(LOG_EW), .EW(EWW), .AD(AW), .PAD(0), .ONE_ROW(0)) wgt (
       .clk(clk), .rst(rst), .go(go && !is_inp), .done(done_w), .base(wgt_base),
       .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
       .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
-      .x_pad_1(x_pad_1), .rd_cmd(cmd_w), .rd_addr(addr_w), .rd_bytes(bytes_w), .rd_idle(rd_idle),
+      .x_pad_1(x_pad_1), .rd_cmd(cmd_w), .rd_addr(addr_w), .rd_bytes(bytes_w),
       .rvalid(rvalid && !is_inp), .rdata(rdata), .beat_ready(beat_ready_w), .we(wgt_we),
       .waddr(wgt_waddr), .wdata(wgt_wdata));
   /* verilator lint_off PINCONNECTEMPTY */
   tauvta_axi_reader #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS), .OUTST(OUTST), .OW(OW)) reader (
       .clk(clk), .rst(rst), .cmd_valid(cmd_i || cmd_w), .cmd_addr(is_inp ? addr_i : addr_w),
-      .cmd_bytes(is_inp ? bytes_i : bytes_w), .idle(rd_idle), .ar_hold(1'b0), .arvalid(arvalid),
+      .cmd_bytes(is_inp ? bytes_i : bytes_w), .idle(), .ar_hold(1'b0), .arvalid(arvalid),
       .arready(arready), .araddr(araddr), .arlen(arlen), .arsize(arsize), .arburst(arburst),
       .rvalid(rvalid), .rready(rready), .rlast(rlast),
       .beat_ready(is_inp ? beat_ready_i : beat_ready_w), .ar_fire(), .ar_beats());

@@ -22,7 +22,7 @@ module tauvta_store #(
   input  wire s2g_can_push,
   output wire s2g_push,
   input  wire [31:0] out_base,
-  output reg  out_re,
+  output reg  out_re,              // combinational: the read is in this cycle
   output reg  [AO-1:0] out_raddr,
   input  wire [EWO-1:0] out_rdata,   // one cycle after out_re
   output wire awvalid,
@@ -58,8 +58,10 @@ module tauvta_store #(
       .push_prev(push_prev), .push_next(push_next), .mem(mem), .sram_base(sram_base),
       .dram_base(dram_base), .y_size(y_size), .x_size(x_size), .x_stride(x_stride),
       .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0), .x_pad_1(x_pad_1));
-  wire go, wr_idle;
-  reg done;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire wr_idle;  // the row sequencing follows the last response instead
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire go, done;
   /* verilator lint_off PINCONNECTEMPTY */
   tauvta_insn_seq seq (.clk(clk), .rst(rst), .enable(enable), .cmd_valid(cmd_valid), .cmd(cmd),
       .cmd_ready(cmd_ready), .insn(insn), .need_pop0(pop_prev), .need_pop1(1'b0),
@@ -68,13 +70,18 @@ module tauvta_store #(
       .push0(s2g_push), .push1(), .exec_go(go), .exec_done(done), .busy(busy),
       .wait_token(wait_token), .wait_push(wait_push), .retired(retired));
   /* verilator lint_on PINCONNECTEMPTY */
-  localparam S_IDLE = 2'd0, S_NEXT = 2'd1, S_ROW = 2'd2;
+  // Timing, as the timing model charges a STORE: the rows one after the other, each a memcpy whose
+  // first burst goes out in the cycle after the previous row's last write response (the first in
+  // the cycle after go); `done` is high in the cycle of the last response (combinational). The
+  // buffer is read ahead of the bus, across rows (a STORE's buffer elements are consecutive).
+  localparam S_IDLE = 2'd0, S_ROW_START = 2'd1, S_ROW = 2'd2;
   reg [1:0] state;
-  reg [31:0] y, row_elem, sram_row, to_read;
-  reg [31:0] sram_addr;
-  reg row_cmd, started, rd_q;
+  reg [31:0] y, row_elem;
+  reg [31:0] r_addr, r_x, r_y;  // the read side: next element, its place in the block
   reg [2:0] credits;  // free places in the element queue not yet claimed by a read
   wire [31:0] xs = {16'd0, x_size};
+  wire [31:0] ys = {16'd0, y_size};
+  wire no_data = xs == 0 || ys == 0;
   /* verilator lint_off UNUSEDSIGNAL */
   wire [31:0] row_byte = out_base + (row_elem << LOG_EO);
   /* verilator lint_on UNUSEDSIGNAL */
@@ -82,49 +89,57 @@ module tauvta_store #(
   wire [EWO-1:0] q_data;
   wire beat_valid, beat_ready;
   wire take = q_valid && q_pop;
-  wire can_read = state == S_ROW && to_read != 0 && (credits != 0 || take);
+  reg reading;
+  wire can_read = reading && (credits != 0 || take);
+  wire b_last;  // the writer's last outstanding response is on the bus this cycle
+  wire row_end = state == S_ROW && b_last;
+  assign done = (go && state == S_IDLE && no_data) || (row_end && y + 1 == ys);
+  wire row_cmd = state == S_ROW_START;
+  always @(*) begin
+    out_re = can_read;
+    out_raddr = r_addr[AO-1:0];
+  end
+  reg rd_q;
   always @(posedge clk) begin
-    done <= 1'b0;
-    row_cmd <= 1'b0;
-    out_re <= 1'b0;
     rd_q <= out_re;
     if (rst) begin
       state <= S_IDLE;
       credits <= 3'd4;
+      reading <= 1'b0;
     end else begin
       case (state)
-        S_IDLE: if (go) begin
+        S_IDLE: if (go && !no_data) begin
           y <= 0;
           row_elem <= dram_base;
-          sram_row <= {16'd0, sram_base};
-          state <= S_NEXT;
+          state <= S_ROW_START;
         end
-        S_NEXT: if (xs == 0 || y == {16'd0, y_size}) begin
-          done <= 1'b1;
-          state <= S_IDLE;
-        end else begin
-          row_cmd <= 1'b1;
-          started <= 1'b0;
-          to_read <= xs;
-          sram_addr <= sram_row;
-          state <= S_ROW;
-        end
-        default: begin  // S_ROW
-          started <= 1'b1;
-          if (can_read) begin
-            out_re <= 1'b1;
-            out_raddr <= sram_addr[AO-1:0];
-            sram_addr <= sram_addr + 1;
-            to_read <= to_read - 1;
-          end
-          if (started && wr_idle && to_read == 0) begin
+        S_ROW_START: state <= S_ROW;
+        default: if (row_end) begin  // S_ROW
+          if (y + 1 == ys) begin
+            state <= S_IDLE;
+          end else begin
             y <= y + 1;
             row_elem <= row_elem + {16'd0, x_stride};
-            sram_row <= sram_row + xs;
-            state <= S_NEXT;
+            state <= S_ROW_START;
           end
         end
       endcase
+      // The read side runs ahead: every element of the block, in buffer order.
+      if (go && state == S_IDLE && !no_data) begin
+        reading <= 1'b1;
+        r_addr <= {16'd0, sram_base};
+        r_x <= 0;
+        r_y <= 0;
+      end else if (can_read) begin
+        r_addr <= r_addr + 1;
+        if (r_x + 1 == xs) begin
+          r_x <= 0;
+          r_y <= r_y + 1;
+          if (r_y + 1 == ys) reading <= 1'b0;
+        end else begin
+          r_x <= r_x + 1;
+        end
+      end
       credits <= credits - {2'b0, can_read} + {2'b0, take};
     end
   end
@@ -140,7 +155,7 @@ module tauvta_store #(
       .beat_ready(beat_ready), .beat(wdata));
   tauvta_axi_writer #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS), .OUTST(OUTST), .OW(OW)) writer (
       .clk(clk), .rst(rst), .cmd_valid(row_cmd), .cmd_addr(row_byte), .cmd_bytes(xs << LOG_EO),
-      .idle(wr_idle), .awvalid(awvalid), .awready(awready), .awaddr(awaddr), .awlen(awlen),
+      .idle(wr_idle), .last_response(b_last), .awvalid(awvalid), .awready(awready), .awaddr(awaddr), .awlen(awlen),
       .awsize(awsize), .awburst(awburst), .wvalid(wvalid), .wready(wready), .wstrb(wstrb),
       .wlast(wlast), .bvalid(bvalid), .bready(bready), .beat_valid(beat_valid),
       .beat_ready(beat_ready));

@@ -1,0 +1,44 @@
+// RtlDriver: a runtime::Driver whose programs run on the generated accelerator in Verilator
+// (rtl/accelerator_sim.h) and on the simulator side by side. DRAM lives in the simulator's board;
+// before each program the pages it loads and stores go to the RTL's DRAM, after it every one of
+// them is compared (backend/rtl_program.h): a difference throws, naming the program and byte.
+// The runtime and the compiler's layers see the simulator's reports; the RTL's cycles are kept
+// beside them (rtl_cycles, per program and summed) for the network report.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend/rtl_program.h"
+#include "runtime/driver.h"
+
+namespace tauvta::backend {
+
+class RtlDriver final : public runtime::Driver {
+ public:
+  RtlDriver(const hw::HwConfig& config, uint64_t dram_bytes);
+
+  const hw::HwConfig& config() const override { return sim_.config(); }
+  uint64_t allocate(uint64_t bytes) override { return sim_.allocate(bytes); }
+  void free(uint64_t addr) override { sim_.free(addr); }
+  uint64_t alignment() const override { return sim_.alignment(); }
+  void write(uint64_t addr, std::span<const uint8_t> bytes) override { sim_.write(addr, bytes); }
+  void read(uint64_t addr, std::span<uint8_t> bytes) const override { sim_.read(addr, bytes); }
+  sim::RunReport run(std::span<const hw::RawInsn> program, const sim::RunOptions& options) override;
+
+  // Every program run so far: the RTL's cycles and the timing model's.
+  uint64_t rtl_cycles() const { return rtl_.cycles(); }
+  const rtl::AcceleratorRun& rtl_counters() const { return rtl_; }  // summed over the programs
+  uint64_t model_cycles() const { return model_cycles_; }
+  uint64_t programs() const { return programs_; }
+  uint64_t compared_bytes() const { return compared_bytes_; }
+
+ private:
+  runtime::SimDriver sim_;
+  rtl::AcceleratorSim accelerator_;
+  rtl::AcceleratorRun rtl_;
+  uint64_t model_cycles_ = 0, programs_ = 0, compared_bytes_ = 0;
+};
+
+}  // namespace tauvta::backend
