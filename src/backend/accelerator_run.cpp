@@ -48,6 +48,7 @@ nlohmann::json run_report(const CompiledNetwork& net, const NetworkRun& run,
   for (auto& [k, v] : build_report.items()) {
     if (k != "config") j[k] = v;
   }
+  if (run.on_rtl) j["rtl"] = rtl_comparison_json(net, run);
   return j;
 }
 
@@ -159,10 +160,7 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
     for (const sim::Hazard& h : run.total.hazards) std::cerr << "hazard: " << h.message() << "\n";
   }
   out << network_report_table(net, run);
-  if (run.on_rtl) {
-    out << rtl_comparison_table(net, run);
-    report["rtl"] = rtl_comparison_json(net, run);
-  }
+  if (run.on_rtl) out << rtl_comparison_table(net, run);
   const fpga::Feasibility feasible = fpga::feasibility(net.config);
   report["feasibility"] = fpga::to_json(feasible);
   if (const std::string w = fpga::feasibility_warning(net.config, feasible); !w.empty()) out << w << "\n";

@@ -7,7 +7,9 @@
 namespace tauvta::backend {
 
 RtlDriver::RtlDriver(const hw::HwConfig& config, uint64_t dram_bytes)
-    : sim_(config, dram_bytes), accelerator_(config, rtl_options_for(config)) {}
+    : config_(config),
+      sim_(rtl_timing(config, rtl_options_for(config)), dram_bytes),
+      accelerator_(config, rtl_options_for(config)) {}
 
 sim::RunReport RtlDriver::run(std::span<const hw::RawInsn> program, const sim::RunOptions& options) {
   if (options.timing_only) throw Error("the RTL backend runs the data: it has no timing-only mode");

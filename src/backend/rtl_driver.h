@@ -19,7 +19,9 @@ class RtlDriver final : public runtime::Driver {
  public:
   RtlDriver(const hw::HwConfig& config, uint64_t dram_bytes);
 
-  const hw::HwConfig& config() const override { return sim_.config(); }
+  // The config as given (programs compiled for it load here); the simulator beside the RTL times
+  // it with the generated datapath's depths (rtl_timing).
+  const hw::HwConfig& config() const override { return config_; }
   uint64_t allocate(uint64_t bytes) override { return sim_.allocate(bytes); }
   void free(uint64_t addr) override { sim_.free(addr); }
   uint64_t alignment() const override { return sim_.alignment(); }
@@ -35,6 +37,7 @@ class RtlDriver final : public runtime::Driver {
   uint64_t compared_bytes() const { return compared_bytes_; }
 
  private:
+  hw::HwConfig config_;
   runtime::SimDriver sim_;
   rtl::AcceleratorSim accelerator_;
   rtl::AcceleratorRun rtl_;

@@ -65,6 +65,13 @@ rtl::RtlOptions rtl_options_for(const hw::HwConfig& config) {
   return device ? fpga::rtl_options(config, *device) : rtl::options_of(config, 0);
 }
 
+hw::HwConfig rtl_timing(const hw::HwConfig& config, const rtl::RtlOptions& options) {
+  const rtl::DatapathShape s = rtl::shape_of(config, options);
+  return config.with_timing({{"GEMM_PIPELINE_DEPTH", s.gemm_latency + rtl::kDatapathFrontEndStages},
+                             {"ALU_PIPELINE_DEPTH", s.alu_latency + rtl::kDatapathFrontEndStages}},
+                            "the generated RTL's pipeline");
+}
+
 double RtlProgramResult::cycle_error() const {
   return model.cycles == 0 ? 0.0 : (double(rtl.cycles()) - double(model.cycles)) / double(model.cycles);
 }

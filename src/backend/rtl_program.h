@@ -37,6 +37,12 @@ struct RtlProgramResult {
 // or when).
 rtl::RtlOptions rtl_options_for(const hw::HwConfig& config);
 
+// `config` timed as the generated RTL runs it: GEMM and ALU fill and drain are the generated
+// datapath's (its front-end stages plus the unit's latency, rtl/accelerator_map.h) where the
+// config states VTA's HLS design's (4); everything else is the config's. The RTL comparison uses
+// it, so a difference is the timing model's structure, not a pipeline depth.
+hw::HwConfig rtl_timing(const hw::HwConfig& config, const rtl::RtlOptions& options);
+
 // Runs `program` on `rtl` and on `simulator` (which runs against `dram`). The RTL's DRAM gets the
 // program's pages of `dram` as they are before the run, and the program itself above `dram`'s
 // end. Throws tauvta::Error naming the problem when the simulator refuses the program, the RTL

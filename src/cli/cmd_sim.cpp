@@ -79,7 +79,9 @@ void run_sim(const SimArgs& a) {
   }
   check_can_write(a.report, a.force);
 
-  sim::Simulator simulator(config, dram);
+  // With --rtl the timing model runs with the generated datapath's depths (backend::rtl_timing).
+  const rtl::RtlOptions rtl_options = backend::rtl_options_for(config);
+  sim::Simulator simulator(a.rtl ? backend::rtl_timing(config, rtl_options) : config, dram);
   sim::RunOptions options;
   options.timing_only = a.timing_only;
   options.check_hazards = a.check_hazards;
@@ -88,7 +90,7 @@ void run_sim(const SimArgs& a) {
   if (a.rtl) {
     if (a.timing_only) throw Error("--rtl runs the data too: it cannot be combined with --timing-only");
     if (!a.quiet) std::cerr << "building the Verilated accelerator (cached once built)...\n";
-    rtl::AcceleratorSim accelerator(config, backend::rtl_options_for(config));
+    rtl::AcceleratorSim accelerator(config, rtl_options);
     rtl_result = backend::run_program_on_rtl(simulator, accelerator, program, options);
   }
   const sim::RunReport report = rtl_result ? rtl_result->model : simulator.run(program, options);

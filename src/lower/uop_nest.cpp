@@ -31,6 +31,55 @@ bool loopable(const NestDim& d, const FieldLimits& f) {
   return d.extent <= kMaxIter && d.dst < f.dst && d.src < f.src && d.wgt < f.wgt;
 }
 
+// Micro-ops that must separate a write of an accumulator from a later read of it: VTA's HLS
+// design pipelines GEMM and ALU with the accumulator's dependence checks off (`DEPENDENCE
+// inter false` in vta.cc), so a micro-op reads an accumulator before a write issued fewer than
+// its pipeline's depth earlier has landed; the software must keep such pairs apart (VTA's
+// hardware guide, "HLS DEPENDENCE"). The generated RTL waits instead, but only as long as needed.
+// The window covers the write tap and the read stage of either: pipeline depth + 2 cycles.
+uint64_t hazard_gap(const hw::HwConfig& c, runtime::UopKind kind) {
+  const hw::TimingParams& t = c.timing;
+  if (kind == runtime::UopKind::kGemm) return uint64_t(t.gemm_pipeline_depth) * uint64_t(t.gemm_ii) + 2;
+  const uint64_t ii = uint64_t(std::max(1, t.alu_ii));
+  return (uint64_t(t.alu_pipeline_depth) + 2 + ii - 1) / ii;
+}
+
+// Whether running the nest with loops `a` (outer) and `b` (inner; -1: none) around the other
+// dimensions (enumerated in order, the last fastest) reads an accumulator (the destination, and
+// for the ALU also the source) fewer than `gap` micro-ops after it was written. The first
+// kHazardCheckPoints micro-ops are walked: the pattern repeats with the loops, and every loop
+// boundary within the window comes up in them for the nests lowering builds.
+constexpr uint64_t kHazardCheckPoints = 1u << 14;
+bool hazard_free(std::span<const NestDim> dims, int a, int b, uint64_t gap, bool alu) {
+  if (gap <= 1) return true;
+  std::vector<int> order;
+  for (int k : {a, b}) {
+    if (k >= 0) order.push_back(k);
+  }
+  for (int k = 0; k < int(dims.size()); ++k) {
+    if (k != a && k != b) order.push_back(k);
+  }
+  std::vector<uint32_t> idx(order.size(), 0);
+  std::vector<uint64_t> recent(size_t(gap - 1), UINT64_MAX);  // destinations of the last gap-1
+  const uint64_t points = std::min(nest_points(dims), kHazardCheckPoints);
+  for (uint64_t p = 0; p < points; ++p) {
+    uint64_t dst = 0, src = 0;
+    for (size_t r = 0; r < order.size(); ++r) {
+      dst += uint64_t(idx[r]) * dims[size_t(order[r])].dst;
+      src += uint64_t(idx[r]) * dims[size_t(order[r])].src;
+    }
+    for (uint64_t w : recent) {
+      if (w == dst || (alu && w == src)) return false;
+    }
+    recent[p % recent.size()] = dst;
+    for (size_t r = order.size(); r-- > 0;) {
+      if (++idx[r] < dims[size_t(order[r])].extent) break;
+      idx[r] = 0;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 uint64_t nest_points(std::span<const NestDim> dims) {
@@ -48,11 +97,16 @@ runtime::UopKernel make_nest_kernel(const hw::HwConfig& c, runtime::UopKind kind
     if (d.extent > 1) dims.push_back(d);
   }
   const FieldLimits lim = limits_of(c, kind);
-  // Best loop pair (outer a, inner b; -1 = no loop) by micro-op count, then by keeping a
-  // destination-varying dimension last in the micro-op list.
+  const uint64_t gap = hazard_gap(c, kind);
+  const bool alu = kind == runtime::UopKind::kAlu;
+  // Best loop pair (outer a, inner b; -1 = no loop): first one whose micro-op stream never reads
+  // an accumulator within the pipeline's hazard window of its write (a nest with fewer distinct
+  // accumulators than the window has none: then the fewest micro-ops), then by micro-op count,
+  // then by keeping a destination-varying dimension last in the micro-op list.
   int best_a = -1, best_b = -1;
   uint64_t best_uops = nest_points(dims);
   bool best_tail = true;
+  bool best_safe = hazard_free(dims, -1, -1, gap, alu);
   auto tail_ok = [&](int a, int b) {
     for (int k = int(dims.size()) - 1; k >= 0; --k) {
       if (k == a || k == b) continue;
@@ -68,11 +122,17 @@ runtime::UopKernel make_nest_kernel(const hw::HwConfig& c, runtime::UopKind kind
       const uint64_t ea = a >= 0 ? dims[size_t(a)].extent : 1;
       const uint64_t uops = nest_points(dims) / (ea * dims[size_t(b)].extent);
       const bool tail = tail_ok(a, b);
-      if (uops < best_uops || (uops == best_uops && tail && !best_tail)) {
+      // Only a pair that could win is checked for hazards (the walk costs more than the rest).
+      const bool better_shape = uops < best_uops || (uops == best_uops && tail && !best_tail);
+      // A hazard-free shape may take more micro-ops, within a quarter of the micro-op buffer.
+      if (!better_shape && (best_safe || uops > uint64_t(c.uop_depth()) / 4)) continue;
+      const bool safe = hazard_free(dims, a, b, gap, alu);
+      if ((safe && !best_safe) || (safe == best_safe && better_shape)) {
         best_a = a;
         best_b = b;
         best_uops = uops;
         best_tail = tail;
+        best_safe = safe;
       }
     }
   }

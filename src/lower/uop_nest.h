@@ -1,10 +1,12 @@
 // A micro-op nest: the set of (dst, src, wgt) index triples base + sum_d i_d * factor_d over a
 // box of extents, which is what every GEMM or ALU instruction of a lowered layer computes. The
-// hardware runs two affine loops around a list of micro-ops, so make_nest_kernel turns the two
-// dimensions that shrink the micro-op list most into the loops (within the factor field widths
-// and the 14-bit iteration counts) and enumerates the rest as micro-ops, keeping the caller's
-// order (callers put destination-varying dimensions innermost, so consecutive micro-ops never
-// update the same accumulator).
+// hardware runs two affine loops around a list of micro-ops, so make_nest_kernel turns two
+// dimensions into the loops (within the factor field widths and the 14-bit iteration counts) and
+// enumerates the rest as micro-ops, keeping the caller's order (callers put destination-varying
+// dimensions innermost). The loops are the pair that shrinks the micro-op list most among those
+// whose micro-op stream never reads an accumulator within the GEMM or ALU pipeline's depth of its
+// write: VTA's HLS design does not check that dependence (it would read the old value) and the
+// generated RTL waits for it. Only a nest with too few distinct accumulators has no such pair.
 #pragma once
 
 #include <cstdint>

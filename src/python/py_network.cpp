@@ -31,6 +31,7 @@ namespace {
 struct Board {
   std::mutex mu;
   std::unique_ptr<backend::NetworkRunner> runner;
+  std::unique_ptr<backend::NetworkRunner> rtl_runner;  // the RTL backend's (run(..., rtl=True))
 };
 
 // A compiled network and what building it noted; the source names it in reports and errors.
@@ -79,15 +80,16 @@ void write_run_page(const Network& n, const nlohmann::json& report, const std::s
 }
 
 py::tuple run_network(const Network& n, const py::handle& inputs, bool check_hazards, const std::string& html,
-                      bool force) {
+                      bool force, bool rtl) {
   if (!html.empty()) check_can_write(html, force);
   cpu::TensorMap in = inputs_from_python(inputs, n.built.net.graph);
   backend::NetworkRun run = without_gil([&] {
     std::lock_guard lock(n.board->mu);
-    if (!n.board->runner) n.board->runner = std::make_unique<backend::NetworkRunner>(n.built.net);
+    std::unique_ptr<backend::NetworkRunner>& runner = rtl ? n.board->rtl_runner : n.board->runner;
+    if (!runner) runner = std::make_unique<backend::NetworkRunner>(n.built.net, 1, rtl);
     backend::NetworkRunOptions o;
     o.check_hazards = check_hazards;
-    return n.board->runner->run(in, o);
+    return runner->run(in, o);
   });
   const nlohmann::json report = backend::run_report(n.built.net, run, n.built.report);
   if (!html.empty()) write_run_page(n, report, html, force, fmt::format("tauvta.compile('{}').run(...)", n.source));
@@ -110,9 +112,11 @@ py::object time_network(const Network& n, const std::string& html, bool force) {
 void bind_network(py::module_& m) {
   py::class_<Network>(m, "Network", "A network compiled for one hardware config (tauvta.compile or tauvta.load)")
       .def("run", &run_network, py::arg("inputs"), py::arg("check_hazards") = false, py::arg("html") = "",
-           py::arg("force") = false,
+           py::arg("force") = false, py::arg("rtl") = false,
            "Run on the simulated board: inputs is {name: array} (or one array for a one-input model). Returns "
-           "(outputs as {name: array}, the run report as a dict, as `tauvta run --report` writes it).")
+           "(outputs as {name: array}, the run report as a dict, as `tauvta run --report` writes it). rtl=True "
+           "also runs every accelerator program on the generated accelerator in Verilator, checked bit for bit; "
+           "the report's 'rtl' entry has its cycles per layer beside the timing model's.")
       .def("time", &time_network, py::arg("html") = "", py::arg("force") = false,
            "Cycles from the timing model only (nothing computed): the run report as a dict")
       .def("run_int",

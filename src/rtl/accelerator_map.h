@@ -19,6 +19,11 @@ inline constexpr uint32_t kCounters = 0x4000;  // counter k: low word at +8k, hi
 inline constexpr uint32_t kStart = 0x1, kAutoRestart = 0x81;  // ap_ctrl values VTA's driver writes
 }  // namespace reg
 
+// Stages of the generated datapath before its GEMM core or ALU (tauvta_compute): the micro-op
+// read, the index computation, the hazard check with the buffer reads. An instruction's fill and
+// drain on the RTL is this plus the unit's latency.
+inline constexpr int kDatapathFrontEndStages = 3;
+
 // Counter k counts, from a fetch start until FINISH has executed, the cycles (or one-cycle
 // events) its name says.
 inline constexpr std::array<const char*, 20> kAcceleratorCounters = {

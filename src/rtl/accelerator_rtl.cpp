@@ -166,7 +166,7 @@ std::string emit_accelerator(const hw::HwConfig& c, const DatapathShape& s) {
   for (const char* m : {"load", "compute", "store"}) {
     v += fmt::format(
         "  wire {0}_in_valid, {0}_in_ready, {0}_cmd_valid, {0}_cmd_ready;\n"
-        "  tauvta_fifo #(.W(128), .DEPTH({1}), .PW({2})) {0}_queue (.clk(clk), .rst(rst),\n"
+        "  tauvta_fifo #(.W(128), .DEPTH({1}), .PW({2}), .FWFT(1)) {0}_queue (.clk(clk), .rst(rst),\n"
         "      .in_valid({0}_in_valid), .in_ready({0}_in_ready), .in_data(fetch_insn),\n"
         "      .out_valid({0}_cmd_valid), .out_ready({0}_cmd_ready), .out_data({0}_cmd));\n",
         m, a.cmd_queue_depth, pw);
@@ -199,7 +199,7 @@ std::string emit_accelerator(const hw::HwConfig& c, const DatapathShape& s) {
   v += rd_pins("fetch") + ");\n";
   // Buffers' ports between the modules and the datapath.
   v += fmt::format(
-      "\n  wire inp_we, wgt_we, host_we, dp_start, dp_busy, out_re;\n"
+      "\n  wire inp_we, wgt_we, host_we, dp_start, dp_finishing, out_re;\n"
       "  wire [{0}:0] inp_waddr;\n  wire [{1}:0] inp_wdata;\n"
       "  wire [{2}:0] wgt_waddr;\n  wire [{3}:0] wgt_wdata;\n"
       "  wire [2:0] host_mem;\n  wire [31:0] host_addr;\n  wire [{4}:0] host_wdata;\n"
@@ -228,7 +228,7 @@ std::string emit_accelerator(const hw::HwConfig& c, const DatapathShape& s) {
       "      .l2g_pop(l2g_pop), .s2g_can_pop(s2g_can_pop), .s2g_pop(s2g_pop),\n"
       "      .g2l_can_push(g2l_can_push), .g2l_push(g2l_push), .g2s_can_push(g2s_can_push),\n"
       "      .g2s_push(g2s_push), .uop_base(uop_base), .acc_base(acc_base), .dp_start(dp_start),\n"
-      "      .dp_insn(dp_insn), .dp_busy(dp_busy), .host_we(host_we), .host_mem(host_mem),\n"
+      "      .dp_insn(dp_insn), .dp_finishing(dp_finishing), .host_we(host_we), .host_mem(host_mem),\n"
       "      .host_addr(host_addr), .host_wdata(host_wdata), .finished(finished),\n",
       axi, U, lea, 8 * c.acc_elem_bytes(), A, HW);
   v += rd_pins("compute") + ",\n      " + status(7) + ");\n";
@@ -236,12 +236,14 @@ std::string emit_accelerator(const hw::HwConfig& c, const DatapathShape& s) {
        "  /* verilator lint_off UNUSEDSIGNAL */\n"
        "  wire [" + std::to_string(HW - 1) + ":0] host_rdata;\n"
        "  /* verilator lint_on UNUSEDSIGNAL */\n"
+       "  /* verilator lint_off PINCONNECTEMPTY */\n"
        "  tauvta_compute datapath (.clk(clk), .rst(rst), .start(dp_start), .insn(dp_insn),\n"
-       "      .busy(dp_busy), .hazard_stall(events[19]), .host_we(host_we), .host_re(1'b0), .host_mem(host_mem),\n"
+       "      .busy(), .hazard_stall(events[19]), .finishing(dp_finishing), .host_we(host_we), .host_re(1'b0), .host_mem(host_mem),\n"
        "      .host_addr(host_addr), .host_wdata(host_wdata), .host_rdata(host_rdata),\n"
        "      .ld_inp_we(inp_we), .ld_inp_waddr(inp_waddr), .ld_inp_wdata(inp_wdata),\n"
        "      .ld_wgt_we(wgt_we), .ld_wgt_waddr(wgt_waddr), .ld_wgt_wdata(wgt_wdata),\n"
-       "      .st_out_re(out_re), .st_out_raddr(out_raddr), .st_out_rdata(out_rdata));\n";
+       "      .st_out_re(out_re), .st_out_raddr(out_raddr), .st_out_rdata(out_rdata));\n"
+       "  /* verilator lint_on PINCONNECTEMPTY */\n";
   v += fmt::format(
       "  tauvta_store #({0}, .LOG_EO({1}), .EWO({2}), .AO({3})) store (.clk(clk), .rst(rst),\n"
       "      .enable(store_en), .cmd_valid(store_cmd_valid), .cmd(store_cmd),\n"

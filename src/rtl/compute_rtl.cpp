@@ -83,6 +83,7 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  /* verilator lint_on UNUSEDSIGNAL */\n"
        "  output reg  busy,\n"
        "  output wire hazard_stall,  // a micro-op waits for an accumulator write in flight\n"
+       "  output wire finishing,     // the last cycle of the instruction (its last write)\n"
        "  input  wire host_we,\n"
        "  input  wire host_re,\n"
        "  input  wire [2:0] host_mem,\n";
@@ -198,7 +199,11 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  wire f2_fire = f2_go && phase == last_phase;\n"
        "  wire f1_move = f1_valid && (!f2_valid || f2_fire);\n"
        "  wire f_can = busy && gen_valid && (!f1_valid || f1_move);\n"
-       "  wire any_pending = |(pend_v & tap_mask);\n\n";
+       "  // The instruction's last accumulator write is in this cycle (or it had none): done now, and\n"
+       "  // idle from the next cycle, when the next instruction may start.\n"
+       "  wire [TAPS-1:0] write_tap = {{(TAPS-1){1'b0}}, 1'b1} << (is_alu ? ALU_TAP : GEMM_TAP);\n"
+       "  assign finishing = busy && !gen_valid && !f1_valid && !f2_valid &&\n"
+       "                     (pend_v & tap_mask & ~write_tap) == 0;\n\n";
 
   // Sequencing.
   v += "  always @(posedge clk) begin\n"
@@ -281,7 +286,7 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "      if (f2_fire) phase <= 0;\n"
        "      else if (f2_go) phase <= phase + 1'b1;\n"
        "      pend_v <= {pend_v[TAPS-2:0], f2_fire};\n"
-       "      if (!gen_valid && !f1_valid && !f2_valid && !any_pending) busy <= 1'b0;\n"
+       "      if (finishing) busy <= 1'b0;\n"
        "    end\n"
        "  end\n"
        "  always @(posedge clk) begin\n"

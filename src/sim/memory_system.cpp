@@ -142,9 +142,17 @@ TransferResult MemorySystem::transfer(uint64_t t, uint64_t addr, uint64_t rows, 
 
 TransferResult MemorySystem::read_burst(uint64_t t, uint64_t addr, uint64_t bytes) {
   TransferResult r;
-  r.end = burst_row(p_, t, addr, std::min(bytes, p_.max_burst_bytes), false, &read_,
-                    inflight_.data(), r, 0);
+  const uint64_t len = std::min(bytes, p_.max_burst_bytes);
+  r.end = burst_row(p_, t, addr, len, false, &read_, inflight_.data(), r, 0);
+  // One burst: its channel time is the port cycles it held, ending with its data.
+  r.data_start = r.end - r.port_cycles;
   return r;
+}
+
+uint64_t MemorySystem::bytes_arrived(uint64_t start, uint64_t addr, uint64_t bytes) const {
+  const uint64_t beats = (addr % p_.bus_bytes + bytes + p_.bus_bytes - 1) / p_.bus_bytes;
+  return start + p_.burst_overhead +
+         uint64_t(std::ceil(double(beats * p_.bus_bytes) / p_.bytes_per_cycle - 1e-9));
 }
 
 }  // namespace tauvta::sim

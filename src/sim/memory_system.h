@@ -44,6 +44,7 @@ class PortChannel {
 // What one memory instruction's rows cost.
 struct TransferResult {
   uint64_t end = 0;     // when the last row completed (reads: data in; writes: response back)
+  uint64_t data_start = 0;  // read_burst: when the burst's data started to flow (its channel time)
   uint64_t stall = 0;   // cycles later than the same rows on an idle port (other masters' traffic)
   uint64_t bursts = 0;  // AXI bursts issued
   uint64_t port_cycles = 0;  // cycles the bursts held the port's data channel
@@ -79,8 +80,11 @@ class MemorySystem {
   TransferResult transfer(uint64_t t, uint64_t addr, uint64_t rows, uint64_t row_bytes,
                           uint64_t stride_bytes, bool write);
   // One read burst of at most max_burst_bytes requested at `t` (instruction fetch streams its
-  // program this way); returns when its last beat arrived.
+  // program this way); returns when its last beat arrived and when its data started.
   TransferResult read_burst(uint64_t t, uint64_t addr, uint64_t bytes);
+  // When the first `bytes` bytes of a burst at byte address `addr` whose data started at `start`
+  // have arrived: the beats that hold them at the port's rate, after the burst's fixed overhead.
+  uint64_t bytes_arrived(uint64_t start, uint64_t addr, uint64_t bytes) const;
 
  private:
   MemoryParams p_;

@@ -201,7 +201,7 @@ void TimingModel::schedule(std::span<const Insn> program,
     const TransferResult x = memory_.read_burst(t, first * kInsnBytes, count * kInsnBytes);
     report.dram_busy_cycles += x.port_cycles;
     report.dram_bursts += x.bursts;
-    fetch_arrival_.push_back(x.end);
+    fetch_arrival_.push_back(x.data_start);
   };
   auto run_fetch = [&] {
     const size_t before = fetched;
@@ -213,9 +213,12 @@ void TimingModel::schedule(std::span<const Insn> program,
         if (p - cmd_depth >= mods[m].dequeued) break;
         t = std::max(t, deq_time_[m][p - cmd_depth]);
       }
+      // An instruction is decoded once its own bytes are in: the burst streams beat by beat.
       const size_t b = fetched / per_burst;
       if (b >= fetch_arrival_.size()) fetch_burst(b);
-      t = std::max(t, fetch_arrival_[b]);
+      const uint64_t first = b * per_burst;
+      t = std::max(t, memory_.bytes_arrived(fetch_arrival_[b], first * kInsnBytes,
+                                            (fetched - first + 1) * kInsnBytes));
       fetch_time_[fetched++] = t;
       last_fetch = t;
     }

@@ -79,7 +79,7 @@ class TimingModel {
   std::vector<Planned> plan_;
   static constexpr uint64_t kInsnBytes = 16;  // one 128-bit instruction in DRAM
   std::vector<uint64_t> fetch_time_;
-  std::vector<uint64_t> fetch_arrival_;  // when each fetch burst's last beat arrived
+  std::vector<uint64_t> fetch_arrival_;  // when each fetch burst's data started to arrive
   std::array<std::vector<uint32_t>, hw::kNumModules> queue_;
   std::array<std::vector<uint64_t>, hw::kNumModules> deq_time_;
   std::array<std::vector<uint64_t>, kNumTokenQueues> push_times_, pop_times_;

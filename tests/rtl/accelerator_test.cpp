@@ -7,6 +7,8 @@
 // larger and smaller than a bus beat), burst split and back-pressure path runs.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/rtl_program.h"
+#include "cli/cli_runner.h"
 #include "common/error.h"
 #include "hw/config_file.h"
 #include "hw/isa_layout.h"
@@ -141,6 +144,35 @@ TEST_P(RandomAccelerator, RandomProgramsAreBitExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rtl, RandomAccelerator, ::testing::Range(0, kShards));
+
+}  // namespace
+}  // namespace tauvta
+
+namespace tauvta {
+namespace {
+
+// `sim --rtl` on a VTA reference program: both sides' cycles in the table, a JSON report with the
+// comparison; refused with --timing-only.
+TEST(RtlCli, SimRtlRunsBothSidesAndRefusesTimingOnly) {
+  ASSERT_TRUE(verilator_available());
+  const fs::path dir = fs::path(TAUVTA_SOURCE_DIR) / "tests/data/vta-reference-programs/1x16_i8w8a32_15_15_18_17/pad_inp_gemm";
+  const nlohmann::json c = nlohmann::json::parse(std::ifstream(dir / "case.json"));
+  std::string args = "sim --insns " + (dir / "program.bin").string();
+  for (const auto& m : c["mem"]) args += fmt::format(" --mem {}={}", m["addr"].get<uint64_t>(), (dir / m["file"].get<std::string>()).string());
+  const fs::path report = fs::temp_directory_path() / fmt::format("tauvta_sim_rtl_{}.json", ::getpid());
+  const auto r = testing::run_tauvta(args + " --rtl --force --report " + report.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("RTL (tauvta_accelerator in Verilator) against the timing model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bit-exact"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(report));
+  EXPECT_TRUE(j["rtl"]["bit_exact"].get<bool>());
+  EXPECT_GT(j["rtl"]["rtl_cycles"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["rtl"]["model_cycles"].get<uint64_t>(), j["cycles"].get<uint64_t>());
+  fs::remove(report);
+  const auto bad = testing::run_tauvta(args + " --rtl --timing-only");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.out.find("--rtl runs the data too"), std::string::npos) << bad.out;
+}
 
 }  // namespace
 }  // namespace tauvta

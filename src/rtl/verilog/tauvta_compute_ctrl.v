@@ -32,7 +32,7 @@ module tauvta_compute_ctrl #(
   // The datapath.
   output wire dp_start,
   output wire [127:0] dp_insn,
-  input  wire dp_busy,
+  input  wire dp_finishing,  // the datapath's last cycle of the instruction
   output wire host_we,
   output wire [2:0] host_mem,
   output wire [31:0] host_addr,
@@ -66,8 +66,8 @@ module tauvta_compute_ctrl #(
   wire go, done_u, done_a, beat_ready_u, beat_ready_a, cmd_u, cmd_a;
   wire [31:0] addr_u, addr_a, bytes_u, bytes_a;
   reg dp_running;
-  // The datapath is done in the first cycle it is no longer busy after its start.
-  wire dp_done = dp_running && !dp_busy;
+  // The datapath's instruction is done in the cycle of its last accumulator write.
+  wire dp_done = dp_running && dp_finishing;
   // FINISH and LOADs of other buffers do nothing: done in their issue cycle.
   wire quick_done;
   /* verilator lint_off PINCONNECTEMPTY */

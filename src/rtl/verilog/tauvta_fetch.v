@@ -70,7 +70,7 @@ module tauvta_fetch #(
   assign routed = head_valid && target_ready;
   assign stalled = head_valid && !target_ready;
   /* verilator lint_off PINCONNECTEMPTY */
-  tauvta_fifo #(.W(128), .DEPTH(DF), .PW(PF)) buffer (.clk(clk), .rst(rst), .in_valid(elem_valid),
+  tauvta_fifo #(.W(128), .DEPTH(DF), .PW(PF), .FWFT(1)) buffer (.clk(clk), .rst(rst), .in_valid(elem_valid),
       .in_ready(), .in_data(elem), .out_valid(head_valid), .out_ready(target_ready),
       .out_data(insn));
   /* verilator lint_on PINCONNECTEMPTY */
