@@ -56,6 +56,10 @@ void add_dse(CLI::App& app) {
   cmd->add_option("--initial", a->strategy.initial, "tau: screened random designs the models start from")
       ->capture_default_str();
   cmd->add_flag("--verify", a->verify, "run every tuned task's best schedule functionally against the integer reference");
+  cmd->add_option("--rtl-check", a->rtl_check,
+                  "run the K best designs of each precision on the generated accelerator in Verilator: "
+                  "bit-exactness and RTL cycles beside the explored cycles")
+      ->check(CLI::Range(0, 100));
   cmd->add_option("--out", a->out, "output directory (the same command resumes from it)");
   cmd->add_option("--html", a->html, "Self-contained HTML report: designs by resources and GOPS, Pareto fronts, convergence");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines");

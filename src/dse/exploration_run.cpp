@@ -19,6 +19,8 @@
 #include "dse/dse_report.h"
 #include "dse/exploration_setup.h"
 #include "dse/explorer.h"
+#include "common/atomic_file.h"
+#include "dse/rtl_check.h"
 #include "dse/slurm_runner.h"
 #include "fpga/device.h"
 #include "report/html_file.h"
@@ -125,7 +127,16 @@ nlohmann::json run_exploration(const ExplorationRequest& a, std::ostream& out) {
                         {"wait_seconds", st.wait_seconds},
                         {"options", cluster::to_json(cluster::resolved_array_options(a.slurm_options))}};
   }
-  const nlohmann::json summary = write_outputs(a.out, results, space_ptrs, evaluator, options);
+  nlohmann::json summary = write_outputs(a.out, results, space_ptrs, evaluator, options);
+  std::vector<RtlCheck> checks;
+  if (a.rtl_check > 0) {
+    int64_t step = 0;
+    checks = rtl_check(*workload, evaluator, results, a.rtl_check, [&](const std::string& line) {
+      a.progress ? a.progress(line) : (a.quiet ? void() : show_progress(line, ++step, false, 1));
+    });
+    summary["rtl_check"] = rtl_check_json(checks);
+    write_file_atomic(std::filesystem::path(a.out) / "summary.json", summary.dump(2) + "\n");
+  }
 
   out << fmt::format("{} on {} ({}), strategy {}\n\n", workload->label(), device.board, device.part,
                            a.strategy.kind);
@@ -163,6 +174,7 @@ nlohmann::json run_exploration(const ExplorationRequest& a, std::ostream& out) {
                                100 * t.median_error, top);
     }
   }
+  if (!checks.empty()) out << rtl_check_table(checks);
   out << fmt::format("\nwrote {}/designs.csv, summary.json, importance.csv, pareto.csv, convergence.csv, best/\n",
                            a.out);
   if (!a.html.empty()) {

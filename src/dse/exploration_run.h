@@ -23,6 +23,7 @@ struct ExplorationRequest {
   int threads = 0;
   std::string out, html;
   bool verify = false, quiet = false;
+  int rtl_check = 0;           // run the K best designs' networks on the generated RTL (dse/rtl_check.h)
   bool slurm = false;          // evaluate every batch as a Slurm job array (docs/slurm.md)
   cluster::ArrayOptions slurm_options;
   std::function<void(const std::string&)> progress;  // unset: the terminal's progress line (unless quiet)

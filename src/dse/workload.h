@@ -43,6 +43,7 @@ class DseWorkload {
   const std::string& label() const { return label_; }  // file name or spec, for tables
   int64_t batch() const { return batch_; }
   bool is_model() const { return !model_path_.empty(); }
+  const std::filesystem::path& model_path() const { return model_path_; }
 
   // The tasks of the designs `host` stands for (its precision, accumulator, batch and blocking),
   // compiled once per host. Throws tauvta::Error naming the layer when the workload cannot be

@@ -34,7 +34,7 @@ const std::map<std::string, std::set<std::string>>& direct_dependencies() {
       {"fpga", {"rtl", "ml"}},
       {"report", {"common"}},
       {"cluster", {"common"}},
-      {"backend", {"lower", "cpu", "model", "fpga", "report"}},
+      {"backend", {"lower", "cpu", "model", "fpga", "rtl", "report"}},
       {"tune", {"backend", "ml", "fpga", "cluster", "report"}},
       {"precision", {"backend", "model", "report"}},
       {"dse", {"fpga", "tune", "cluster"}},

@@ -5,11 +5,18 @@
 // of the timing model's.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "backend/build_network.h"
 #include "backend/network_runner.h"
 #include "backend/rtl_report.h"
+#include "cli/cli_runner.h"
 #include "cpu/int_executor.h"
 #include "io/tensor_files.h"
 #include "rtl/cosim.h"
@@ -41,6 +48,34 @@ TEST(RtlNetwork, Vgg7EndToEndIsBitExactAndTimedWithinBounds) {
   EXPECT_GE(c.layers, 8u);
   EXPECT_LE(c.median_abs_error, 0.02) << backend::rtl_comparison_table(net, rtl);
   EXPECT_LE(c.max_abs_error, 0.10) << backend::rtl_comparison_table(net, rtl);
+}
+
+}  // namespace
+}  // namespace tauvta
+
+namespace tauvta {
+namespace {
+
+// `dse --rtl-check 1`: the exploration's best design runs VGG-7 on the RTL, bit-exact, and its
+// conv/dense cycles are within a few percent of what the exploration ranked it by.
+TEST(RtlNetwork, DseRtlCheckRunsTheBestDesign) {
+  ASSERT_TRUE(rtl::default_cosim_toolchain().available());
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("tauvta_dse_rtl_check_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  const auto r = testing::run_tauvta("dse " + std::string(TAUVTA_SOURCE_DIR) +
+                                     "/models/vgg7_fmnist.onnx --precisions 8 --strategy vta --budget 0 "
+                                     "--rtl-check 1 --quiet --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("RTL check"), std::string::npos) << r.out;
+  const nlohmann::json s = nlohmann::json::parse(std::ifstream(out / "summary.json"));
+  ASSERT_EQ(s["rtl_check"].size(), 1u) << s.dump();
+  const nlohmann::json& c = s["rtl_check"][0];
+  EXPECT_TRUE(c["bit_exact"].get<bool>()) << c.dump();
+  const double explored = c["explored_cycles"].get<double>(), rtl = c["rtl_cycles"].get<double>();
+  EXPECT_GT(rtl, 0);
+  EXPECT_LT(std::abs(rtl - explored) / explored, 0.05) << c.dump();
+  std::filesystem::remove_all(out);
 }
 
 }  // namespace
