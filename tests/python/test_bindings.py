@@ -113,6 +113,17 @@ def test_references_and_timing(vgg7):
     timed = vgg7.time()
     assert timed["total"]["timing_only"] is True
     assert timed["total"]["cycles"] == report["total"]["cycles"]
+
+
+def test_run_on_the_rtl(vgg7):
+    x = np.load(VGG7_INPUT)
+    outputs, _ = vgg7.run(x)
+    on_rtl, report = vgg7.run(x, rtl=True)  # every program on the generated accelerator, bit-exact
+    for name in outputs:
+        assert on_rtl[name].tobytes() == outputs[name].tobytes()
+    layers = report["rtl"]["layers"]
+    assert layers and all(l["rtl_cycles"] > 0 for l in layers)
+    assert report["rtl"]["median_abs_error"] <= 0.02
     placement = vgg7.placement
     assert sum(p["placement"] == "vta" for p in placement) >= 5
     assert all("reason" in p for p in placement)
