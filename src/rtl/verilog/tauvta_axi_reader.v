@@ -29,8 +29,6 @@ module tauvta_axi_reader #(
   output wire ar_fire,      // a burst was requested this cycle, of ar_beats beats
   output wire [8:0] ar_beats
 );
-  localparam [12:0] PAGE_BEATS = 13'd4096 >> LOG_B;
-  localparam [32:0] MAXB = MAX_BEATS;
   localparam [OW-1:0] OUTST_W = OUTST;
   localparam [2:0] SIZE = LOG_B;
   reg [31:0] cur;   // the next burst's address (beat-aligned)
@@ -39,17 +37,16 @@ module tauvta_axi_reader #(
   assign idle = left == 0 && outst == 0;
   // A command's first burst is requested in the cycle the command arrives.
   wire take = cmd_valid && idle;
+  wire [31:0] cur_e;
+  wire [32:0] left_e;
   /* verilator lint_off UNUSEDSIGNAL */
-  // Only the offset within the page and the burst length's low bits are read.
-  wire [32:0] first = {1'b0, cmd_addr >> LOG_B};
-  wire [32:0] last = ({1'b0, cmd_addr} + {1'b0, cmd_bytes} - 33'd1) >> LOG_B;
-  wire [31:0] cur_e = take ? (cmd_addr >> LOG_B) << LOG_B : cur;
-  wire [32:0] left_e = take ? last - first + 33'd1 : left;
-  wire [31:0] in_page = cur_e >> LOG_B;
-  wire [32:0] lim = left_e < MAXB ? left_e : MAXB;
-  wire [32:0] to_page = {20'd0, PAGE_BEATS - {1'b0, in_page[11:0] & (PAGE_BEATS[11:0] - 12'd1)}};
-  wire [32:0] beats = lim < to_page ? lim : to_page;
+  // A burst is at most 256 beats (arlen's 8 bits) and a read needs no byte lanes.
+  wire [32:0] beats;
+  wire [31:0] last_byte;
   /* verilator lint_on UNUSEDSIGNAL */
+  tauvta_burst_split #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS)) split (.take(take), .cmd_addr(cmd_addr),
+      .cmd_bytes(cmd_bytes), .cur(cur), .left(left), .cur_e(cur_e), .left_e(left_e),
+      .beats(beats), .last_byte(last_byte));
   assign arvalid = left_e != 0 && outst < OUTST_W && !ar_hold;
   assign araddr = cur_e;
   assign arlen = beats[7:0] - 8'd1;

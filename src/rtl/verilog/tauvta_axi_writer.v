@@ -31,8 +31,6 @@ module tauvta_axi_writer #(
   output wire beat_ready
 );
   localparam B = 1 << LOG_B;
-  localparam [12:0] PAGE_BEATS = 13'd4096 >> LOG_B;
-  localparam [32:0] MAXB = MAX_BEATS;
   localparam [OW-1:0] OUTST_W = OUTST;
   localparam [2:0] SIZE = LOG_B;
   localparam [31:0] LANE_MASK = B - 1;
@@ -46,17 +44,14 @@ module tauvta_axi_writer #(
   assign idle = left == 0 && !sending && outst == 0;
   // A command's first burst address goes out in the cycle the command arrives.
   wire take = cmd_valid && idle;
+  wire [31:0] cur_e, end_byte;
+  wire [32:0] left_e;
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [32:0] first = {1'b0, cmd_addr >> LOG_B};
-  wire [32:0] end_byte = {1'b0, cmd_addr} + {1'b0, cmd_bytes} - 33'd1;
-  wire [32:0] last = end_byte >> LOG_B;
-  wire [31:0] cur_e = take ? (cmd_addr >> LOG_B) << LOG_B : cur;
-  wire [32:0] left_e = take ? last - first + 33'd1 : left;
-  wire [31:0] in_page = cur_e >> LOG_B;
-  wire [32:0] lim = left_e < MAXB ? left_e : MAXB;
-  wire [32:0] to_page = {20'd0, PAGE_BEATS - {1'b0, in_page[11:0] & (PAGE_BEATS[11:0] - 12'd1)}};
-  wire [32:0] beats = lim < to_page ? lim : to_page;
+  wire [32:0] beats;  // at most 256 (awlen's 8 bits)
   /* verilator lint_on UNUSEDSIGNAL */
+  tauvta_burst_split #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS)) split (.take(take), .cmd_addr(cmd_addr),
+      .cmd_bytes(cmd_bytes), .cur(cur), .left(left), .cur_e(cur_e), .left_e(left_e),
+      .beats(beats), .last_byte(end_byte));
   assign awvalid = !sending && left_e != 0 && outst < OUTST_W;
   wire aw_fire = awvalid && awready;
   assign awaddr = cur_e;
@@ -95,7 +90,7 @@ module tauvta_axi_writer #(
         to_send <= left_e;
         first_beat <= 1'b1;
         lo <= cmd_addr & LANE_MASK;
-        hi <= end_byte[31:0] & LANE_MASK;
+        hi <= end_byte & LANE_MASK;
       end
       if (aw_fire) begin
         cur <= cur_e + (beats[31:0] << LOG_B);

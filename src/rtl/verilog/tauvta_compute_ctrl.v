@@ -63,8 +63,7 @@ module tauvta_compute_ctrl #(
       .push_prev(push_prev), .push_next(push_next), .mem(mem), .sram_base(sram_base),
       .dram_base(dram_base), .y_size(y_size), .x_size(x_size), .x_stride(x_stride),
       .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0), .x_pad_1(x_pad_1));
-  wire go, done_u, done_a, beat_ready_u, beat_ready_a, cmd_u, cmd_a;
-  wire [31:0] addr_u, addr_a, bytes_u, bytes_a;
+  wire go, done_load;
   reg dp_running;
   // The datapath's instruction is done in the cycle of its last accumulator write.
   wire dp_done = dp_running && dp_finishing;
@@ -76,7 +75,7 @@ module tauvta_compute_ctrl #(
       .can_pop0(l2g_can_pop), .can_pop1(s2g_can_pop), .pop0(l2g_pop), .pop1(s2g_pop),
       .need_push0(push_prev), .need_push1(push_next), .can_push0(g2l_can_push),
       .can_push1(g2s_can_push), .push0(g2l_push), .push1(g2s_push), .exec_go(go),
-      .exec_done(done_u || done_a || dp_done || quick_done), .busy(busy),
+      .exec_done(done_load || dp_done || quick_done), .busy(busy),
       .wait_token(wait_token), .wait_push(wait_push), .retired(retired));
   /* verilator lint_on PINCONNECTEMPTY */
   wire is_load = opcode == 3'd0;
@@ -97,20 +96,17 @@ module tauvta_compute_ctrl #(
   wire [A-1:0] waddr_a;
   wire [31:0] wdata_u;
   wire [EWA-1:0] wdata_a;
-  tauvta_load_engine #(.LOG_B(LOG_B), .LOG_E(2), .EW(32), .AD(U), .PAD(0), .ONE_ROW(1)) uop (
-      .clk(clk), .rst(rst), .go(go && is_uop), .done(done_u), .base(uop_base),
-      .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
-      .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
-      .x_pad_1(x_pad_1), .rd_cmd(cmd_u), .rd_addr(addr_u), .rd_bytes(bytes_u),
-      .rvalid(rvalid && is_uop), .rdata(rdata), .beat_ready(beat_ready_u), .we(we_u),
-      .waddr(waddr_u), .wdata(wdata_u));
-  tauvta_load_engine #(.LOG_B(LOG_B), .LOG_E(LOG_EA), .EW(EWA), .AD(A), .PAD(1), .ONE_ROW(0)) acc (
-      .clk(clk), .rst(rst), .go(go && is_acc), .done(done_a), .base(acc_base),
-      .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
-      .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
-      .x_pad_1(x_pad_1), .rd_cmd(cmd_a), .rd_addr(addr_a), .rd_bytes(bytes_a),
-      .rvalid(rvalid && is_acc), .rdata(rdata), .beat_ready(beat_ready_a), .we(we_a),
-      .waddr(waddr_a), .wdata(wdata_a));
+  // Engine A: micro-ops (one row of x_size); engine B: accumulators (padded).
+  tauvta_load_pair #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS), .OUTST(OUTST), .OW(OW),
+      .LOG_EA(2), .EWA(32), .ADA(U), .PAD_A(0), .ONE_ROW_A(1),
+      .LOG_EB(LOG_EA), .EWB(EWA), .ADB(A), .PAD_B(1), .ONE_ROW_B(0)) engines (
+      .clk(clk), .rst(rst), .go(go && (is_uop || is_acc)), .sel(is_acc), .done(done_load),
+      .base_a(uop_base), .base_b(acc_base), .sram_base(sram_base), .dram_base(dram_base),
+      .y_size(y_size), .x_size(x_size), .x_stride(x_stride), .y_pad_0(y_pad_0),
+      .y_pad_1(y_pad_1), .x_pad_0(x_pad_0), .x_pad_1(x_pad_1), .we_a(we_u), .waddr_a(waddr_u),
+      .wdata_a(wdata_u), .we_b(we_a), .waddr_b(waddr_a), .wdata_b(wdata_a), .arvalid(arvalid),
+      .arready(arready), .araddr(araddr), .arlen(arlen), .arsize(arsize), .arburst(arburst),
+      .rvalid(rvalid), .rready(rready), .rdata(rdata), .rlast(rlast));
   assign host_we = we_u || we_a;
   assign host_mem = we_u ? 3'd0 : 3'd3;
   // Zero-extended to the host port (an always block: the widths may be equal).
@@ -129,12 +125,4 @@ module tauvta_compute_ctrl #(
   end
   assign host_addr = haddr;
   assign host_wdata = hdata;
-  /* verilator lint_off PINCONNECTEMPTY */
-  tauvta_axi_reader #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS), .OUTST(OUTST), .OW(OW)) reader (
-      .clk(clk), .rst(rst), .cmd_valid(cmd_u || cmd_a), .cmd_addr(is_uop ? addr_u : addr_a),
-      .cmd_bytes(is_uop ? bytes_u : bytes_a), .idle(), .ar_hold(1'b0), .arvalid(arvalid),
-      .arready(arready), .araddr(araddr), .arlen(arlen), .arsize(arsize), .arburst(arburst),
-      .rvalid(rvalid), .rready(rready), .rlast(rlast),
-      .beat_ready(is_uop ? beat_ready_u : beat_ready_a), .ar_fire(), .ar_beats());
-  /* verilator lint_on PINCONNECTEMPTY */
 endmodule

@@ -59,37 +59,24 @@ module tauvta_load #(
       .push_prev(push_prev), .push_next(push_next), .mem(mem), .sram_base(sram_base),
       .dram_base(dram_base), .y_size(y_size), .x_size(x_size), .x_stride(x_stride),
       .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0), .x_pad_1(x_pad_1));
-  wire go, done_i, done_w, beat_ready_i, beat_ready_w, cmd_i, cmd_w;
-  wire [31:0] addr_i, addr_w, bytes_i, bytes_w;
+  wire go, done;
   /* verilator lint_off PINCONNECTEMPTY */
   tauvta_insn_seq seq (.clk(clk), .rst(rst), .enable(enable), .cmd_valid(cmd_valid), .cmd(cmd),
       .cmd_ready(cmd_ready), .insn(insn), .need_pop0(pop_next), .need_pop1(1'b0),
       .can_pop0(g2l_can_pop), .can_pop1(1'b0), .pop0(g2l_pop), .pop1(),
       .need_push0(push_next), .need_push1(1'b0), .can_push0(l2g_can_push), .can_push1(1'b0),
-      .push0(l2g_push), .push1(), .exec_go(go), .exec_done(done_i || done_w), .busy(busy),
+      .push0(l2g_push), .push1(), .exec_go(go), .exec_done(done), .busy(busy),
       .wait_token(wait_token), .wait_push(wait_push), .retired(retired));
   /* verilator lint_on PINCONNECTEMPTY */
-  wire is_inp = mem == 3'd2;
-  tauvta_load_engine #(.LOG_B(LOG_B), .LOG_E(LOG_EI), .EW(EWI), .AD(AI), .PAD(1), .ONE_ROW(0)) inp (
-      .clk(clk), .rst(rst), .go(go && is_inp), .done(done_i), .base(inp_base),
-      .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
-      .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
-      .x_pad_1(x_pad_1), .rd_cmd(cmd_i), .rd_addr(addr_i), .rd_bytes(bytes_i),
-      .rvalid(rvalid && is_inp), .rdata(rdata), .beat_ready(beat_ready_i), .we(inp_we),
-      .waddr(inp_waddr), .wdata(inp_wdata));
-  tauvta_load_engine #(.LOG_B(LOG_B), .LOG_E(LOG_EW), .EW(EWW), .AD(AW), .PAD(0), .ONE_ROW(0)) wgt (
-      .clk(clk), .rst(rst), .go(go && !is_inp), .done(done_w), .base(wgt_base),
-      .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size), .x_size(x_size),
-      .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1), .x_pad_0(x_pad_0),
-      .x_pad_1(x_pad_1), .rd_cmd(cmd_w), .rd_addr(addr_w), .rd_bytes(bytes_w),
-      .rvalid(rvalid && !is_inp), .rdata(rdata), .beat_ready(beat_ready_w), .we(wgt_we),
-      .waddr(wgt_waddr), .wdata(wgt_wdata));
-  /* verilator lint_off PINCONNECTEMPTY */
-  tauvta_axi_reader #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS), .OUTST(OUTST), .OW(OW)) reader (
-      .clk(clk), .rst(rst), .cmd_valid(cmd_i || cmd_w), .cmd_addr(is_inp ? addr_i : addr_w),
-      .cmd_bytes(is_inp ? bytes_i : bytes_w), .idle(), .ar_hold(1'b0), .arvalid(arvalid),
-      .arready(arready), .araddr(araddr), .arlen(arlen), .arsize(arsize), .arburst(arburst),
-      .rvalid(rvalid), .rready(rready), .rlast(rlast),
-      .beat_ready(is_inp ? beat_ready_i : beat_ready_w), .ar_fire(), .ar_beats());
-  /* verilator lint_on PINCONNECTEMPTY */
+  // Engine A: inputs (padded); engine B: weights (pads ignored). Fetch routes only these here.
+  tauvta_load_pair #(.LOG_B(LOG_B), .MAX_BEATS(MAX_BEATS), .OUTST(OUTST), .OW(OW),
+      .LOG_EA(LOG_EI), .EWA(EWI), .ADA(AI), .PAD_A(1), .ONE_ROW_A(0),
+      .LOG_EB(LOG_EW), .EWB(EWW), .ADB(AW), .PAD_B(0), .ONE_ROW_B(0)) engines (
+      .clk(clk), .rst(rst), .go(go), .sel(mem != 3'd2), .done(done), .base_a(inp_base),
+      .base_b(wgt_base), .sram_base(sram_base), .dram_base(dram_base), .y_size(y_size),
+      .x_size(x_size), .x_stride(x_stride), .y_pad_0(y_pad_0), .y_pad_1(y_pad_1),
+      .x_pad_0(x_pad_0), .x_pad_1(x_pad_1), .we_a(inp_we), .waddr_a(inp_waddr),
+      .wdata_a(inp_wdata), .we_b(wgt_we), .waddr_b(wgt_waddr), .wdata_b(wgt_wdata),
+      .arvalid(arvalid), .arready(arready), .araddr(araddr), .arlen(arlen), .arsize(arsize),
+      .arburst(arburst), .rvalid(rvalid), .rready(rready), .rdata(rdata), .rlast(rlast));
 endmodule
