@@ -1,18 +1,19 @@
 // Device: an FPGA board tauvta can size designs for: the part's resource totals and speed grade,
 // the clock VTA's own build uses on that board, the switching delays the clock model adds up, and
-// the fixed cost of what the generator does not build (PS wrapper, AXI interconnect, the m_axi
-// adapters, fetch/load/store). Three boards: Pynq-Z1, Ultra96, ZCU104.
+// the written-down cost of what the generator does not build (the AXI interconnect to the
+// processing system's port, its reset). Three boards: Pynq-Z1, Ultra96, ZCU104.
 #pragma once
 
 #include <span>
 #include <string>
 
 #include "fpga/resources.h"
+#include "rtl/netlist_features.h"
 
 namespace tauvta::fpga {
 
-enum class Family : unsigned char { kXc7 = 0, kXcup = 1 };  // 7-series, UltraScale+
-const char* family_name(Family f);
+using rtl::Family;  // 7-series, UltraScale+ (the synthesis calibration's families)
+using rtl::family_name;
 
 // Delays in ns for one speed grade (docs/fpga_model.md gives each one's source).
 struct SwitchingDelays {
@@ -45,9 +46,10 @@ std::span<const Device> devices();
 const Device& find_device(const std::string& name);
 
 // What the generator does not build, for a design whose AXI port has `bus_bits` data bits: the
-// PS wrapper and reset, the AXI interconnect to the PS port, four HLS m_axi adapters, the control
-// registers, fetch/load/store with their command and token queues. An estimate from Xilinx's
-// published IP resource figures (docs/fpga_model.md shows the sum), not a synthesis result.
-Resources infrastructure(const Device& device, int bus_bits);
+// SmartConnect interconnect from the accelerator's four masters and its control slave to the
+// processing system's ports, and the processor reset. Xilinx IP, so an estimate from its published
+// resource figures (docs/fpga_model.md shows the sum), not a synthesis result; everything the
+// generator writes is priced from synthesis instead.
+Resources platform(const Device& device, int bus_bits);
 
 }  // namespace tauvta::fpga

@@ -201,11 +201,11 @@ ResourceEstimate from_report(const ImplementedDesign& report, const ResourceEsti
 
 std::vector<std::string> correction_feature_names() {
   std::vector<std::string> n;
-  for (int k = 0; k < rtl::kNumCostFeatures; ++k) {
-    n.push_back(std::string("gemm_") + rtl::feature_name(rtl::CostFeature(k)));
-  }
-  for (int k = 0; k < rtl::kNumCostFeatures; ++k) {
-    n.push_back(std::string("alu_") + rtl::feature_name(rtl::CostFeature(k)));
+  // The datapath's netlist features (the resource model's own terms) for the report's family.
+  for (const char* m : {"gemm_", "alu_"}) {
+    for (int k = 0; k < rtl::kNumNetlistFeatures; ++k) {
+      n.push_back(std::string(m) + rtl::feature_name(rtl::NetlistFeature(k)));
+    }
   }
   for (const char* b : {"uop", "inp", "wgt", "acc", "out"}) n.push_back(std::string(b) + "_kbits");
   n.insert(n.end(), {"bus_bits", "family", "clock_mhz"});
@@ -216,8 +216,9 @@ std::vector<float> correction_features(const hw::HwConfig& config, const rtl::Rt
                                        const Device& device) {
   const rtl::DatapathShape s = rtl::shape_of(config, options);
   std::vector<float> f;
-  for (double v : rtl::gemm_features(s)) f.push_back(float(v));
-  for (double v : rtl::alu_features(s)) f.push_back(float(v));
+  for (const rtl::NetlistModule m : {rtl::NetlistModule::kGemm, rtl::NetlistModule::kAlu}) {
+    for (double v : rtl::netlist_features(m, config, s, device.family)) f.push_back(float(v));
+  }
   for (const rtl::BufferShape& b : s.buffers) f.push_back(float(double(b.bits()) * b.copies / 1024));
   f.push_back(float(1 << config.timing.log_bus_width));
   f.push_back(float(int(device.family)));

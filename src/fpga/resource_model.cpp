@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -78,32 +79,58 @@ const char* part_name(Part p) {
     case Part::kAcc: return "acc buffer";
     case Part::kOut: return "out buffer";
     case Part::kControl: return "compute control";
-    case Part::kInfrastructure: return "infrastructure";
+    case Part::kFetch: return "fetch";
+    case Part::kLoad: return "load";
+    case Part::kComputeLoads: return "compute loads";
+    case Part::kStore: return "store";
+    case Part::kCmdQueues: return "command queues";
+    case Part::kTokenQueues: return "token queues";
+    case Part::kControlSlave: return "control slave";
+    case Part::kPlatform: return "interconnect (est.)";
     case Part::kCount: break;
   }
   return "?";
 }
 
 const FitRow* find_fit(Family family, FitModule module, Resource resource) {
-  for (const FitRow& r : kFitRows) {
-    if (r.family == family && r.module == module && r.resource == resource) return &r;
-  }
-  return nullptr;
+  // Indexed once (the exploration looks rows up millions of times).
+  constexpr int kResources = 3;
+  using Index = std::array<const FitRow*, rtl::kNumFamilies * rtl::kNumNetlistModules * kResources>;
+  auto slot = [](Family f, FitModule m, Resource r) {
+    return (size_t(f) * rtl::kNumNetlistModules + size_t(m)) * kResources + size_t(r);
+  };
+  static const Index index = [&] {
+    Index i{};
+    for (const FitRow& row : kFitRows) i[slot(row.family, row.module, row.resource)] = &row;
+    return i;
+  }();
+  return index[slot(family, module, resource)];
 }
 
 ResourceEstimate estimate_resources(const hw::HwConfig& config, const rtl::RtlOptions& options,
                                     const Device& device, const ModelLimits& limits) {
   ResourceEstimate e;
   const rtl::DatapathShape s = rtl::shape_of(config, options);
-  const NetlistFeatures one = [] {
-    NetlistFeatures f{};
-    f[size_t(NetlistFeature::kOne)] = 1;
-    return f;
-  }();
-  e.parts[size_t(Part::kGemm)] =
-      fitted_module(device.family, FitModule::kGemm, gemm_netlist_features(s, device.family));
-  e.parts[size_t(Part::kAlu)] = fitted_module(device.family, FitModule::kAlu, alu_netlist_features(s));
-  e.parts[size_t(Part::kControl)] = fitted_module(device.family, FitModule::kControl, one);
+  // Every generated module from its fitted closed form over its netlist features.
+  constexpr std::pair<FitModule, Part> kFitted[] = {
+      {FitModule::kGemm, Part::kGemm},           {FitModule::kAlu, Part::kAlu},
+      {FitModule::kCompute, Part::kControl},     {FitModule::kFetch, Part::kFetch},
+      {FitModule::kLoad, Part::kLoad},           {FitModule::kComputeCtrl, Part::kComputeLoads},
+      {FitModule::kStore, Part::kStore},         {FitModule::kCmdQueues, Part::kCmdQueues},
+      {FitModule::kTokenQueues, Part::kTokenQueues}, {FitModule::kControl, Part::kControlSlave},
+  };
+  for (const auto& [module, part] : kFitted) {
+    Resources r = fitted_module(device.family, module, rtl::netlist_features(module, config, s, device.family));
+    // The module's queue memories by the memory-mapping rule, as the buffers are.
+    const rtl::QueueMemory q = rtl::queue_memory(module, config, s);
+    if (q.count > 0) {
+      const Resources m = map_queue_memory(device.family, q.width, q.log_depth).resources;
+      r.lut += q.count * m.lut;
+      r.ff += q.count * m.ff;
+      r.bram36 += q.count * m.bram36;
+    }
+    e.parts[size_t(part)] = r;
+  }
   int max_depth_blocks = 1;
   double read_blocks = 0;
   for (int b = 0; b < rtl::kNumBuffers; ++b) {
@@ -125,7 +152,7 @@ ResourceEstimate estimate_resources(const hw::HwConfig& config, const rtl::RtlOp
   if (options.acc_array.kind != hw::ArrayKind::kNone) {
     e.parts[size_t(Part::kAcc)] = acc_memories(device.family, s.buffer(rtl::BufferId::kAcc), options.acc_array);
   }
-  e.parts[size_t(Part::kInfrastructure)] = infrastructure(device, 1 << config.timing.log_bus_width);
+  e.parts[size_t(Part::kPlatform)] = platform(device, 1 << config.timing.log_bus_width);
   for (const Resources& r : e.parts) e.total += r;
   e.products = s.products;
   e.dsp_products = s.dsp_products;

@@ -1,7 +1,8 @@
 // The resource and clock model: for a HwConfig, the implementation options and a device, the
-// LUT/FF/DSP/BRAM/URAM of each part of the design (GEMM core and tensor ALU from closed forms
-// fitted to yosys synthesis, buffers by the block-RAM mapping rule, control and infrastructure as
-// fixed costs), totals, utilization, the clock the datapath can close and whether the design fits.
+// LUT/FF/DSP/BRAM/URAM of each part of the design (every generated module from closed forms over
+// its netlist features fitted to yosys synthesis, buffers by the block-RAM mapping rule, the AXI
+// interconnect to the processing system as a written-down estimate), totals, utilization, the
+// clock the datapath can close and whether the design fits.
 // One call costs microseconds and allocates nothing: the exploration makes millions.
 #pragma once
 
@@ -9,15 +10,19 @@
 
 #include "fpga/clock_model.h"
 #include "fpga/device.h"
-#include "fpga/netlist_features.h"
 #include "fpga/resources.h"
 #include "hw/hw_config.h"
 #include "rtl/datapath_shape.h"
+#include "rtl/netlist_features.h"
 
 namespace tauvta::fpga {
 
 enum class Part : unsigned char {
-  kGemm = 0, kAlu, kUop, kInp, kWgt, kAcc, kOut, kControl, kInfrastructure, kCount
+  kGemm = 0, kAlu, kUop, kInp, kWgt, kAcc, kOut, kControl,
+  // The generated accelerator around the datapath (src/rtl/verilog/), each priced from synthesis.
+  kFetch, kLoad, kComputeLoads, kStore, kCmdQueues, kTokenQueues, kControlSlave,
+  kPlatform,  // the AXI interconnect to the processing system: Xilinx IP, an estimate
+  kCount
 };
 inline constexpr int kNumParts = int(Part::kCount);
 const char* part_name(Part p);
@@ -64,9 +69,12 @@ void judge(ResourceEstimate& e, const Device& device, const ModelLimits& limits 
 // multiply); ...".
 std::string verdict_text(const ResourceEstimate& e, const Device& device);
 
-// The fitted closed forms: coefficients over the netlist features (tools/synth/fit_resources.py
-// writes resource_fit.inc).
-enum class FitModule : unsigned char { kGemm = 0, kAlu, kControl };
+// The fitted closed forms: coefficients over the netlist features, one row per family, module and
+// resource (tools/synth/fit_resources.py writes resource_fit.inc).
+using FitModule = rtl::NetlistModule;
+using rtl::NetlistFeature;
+using rtl::NetlistFeatures;
+using rtl::kNumNetlistFeatures;
 enum class Resource : unsigned char { kLut = 0, kFf, kDsp };
 struct FitRow {
   Family family;

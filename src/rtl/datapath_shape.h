@@ -90,29 +90,6 @@ struct DatapathShape {
 // The shape the generator builds for `config` and `options` (validated by the caller).
 DatapathShape shape_of(const hw::HwConfig& config, const RtlOptions& options);
 
-// What a module's resources scale with, counted from its shape: the terms the resource model
-// (fpga/) is a linear combination of, and the columns the synthesis calibration fits
-// (tools/synth/). design.json lists them, so the fit reads exactly what the model computes.
-enum class CostFeature : uint8_t {
-  kOne,                 // 1 (a module's fixed part)
-  kDspProducts,         // products bound to DSP slices
-  kLutProductBits,      // sum of inp*wgt bits over products built in LUTs
-  kProductRegBits,      // product register bits outside DSP slices
-  kTreeAdderBits,       // sum of adder widths over the reduction trees
-  kTreeRegBits,         // bits of registered tree levels
-  kAccLaneBits,         // BATCH*BLOCK_OUT*ACC: the accumulate adders and result registers
-  kAccDelayBits,        // accumulator operand bits delayed beside the tree
-  kAluLaneBits,         // ALU lanes * ACC: comparators, adder, shifter
-  kAluMulLanes,         // ALU multiplier tiles: lanes * 25x18 tiles of an ACC x ACC product
-  kAluPassBits,         // lanes*ACC*passes: the pass multiplexers when the ALU runs in passes
-  kOperandRegBits,      // GEMM input and weight operand register bits
-  kAluOperandBits,      // ALU operand register bits (two vectors)
-  kCount
-};
-inline constexpr int kNumCostFeatures = int(CostFeature::kCount);
-const char* feature_name(CostFeature f);
-using CostFeatures = std::array<double, kNumCostFeatures>;
-CostFeatures gemm_features(const DatapathShape& shape);
-CostFeatures alu_features(const DatapathShape& shape);
+// What yosys builds from this shape, module by module, is counted in rtl/netlist_features.h.
 
 }  // namespace tauvta::rtl

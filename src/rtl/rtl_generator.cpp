@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "rtl/netlist_features.h"
 #include "rtl/verilog_emit.h"
 #include "rtl/verilog_library.h"
 
@@ -41,11 +42,16 @@ nlohmann::json design_json(const hw::HwConfig& config, const RtlOptions& options
   for (const BufferShape& b : s.buffers) {
     buffers[b.name] = {{"width", b.width}, {"depth", 1u << b.log_depth}, {"copies", b.copies}};
   }
+  // The netlist features of every synthesized module, per family: what the resource model prices
+  // and the synthesis calibration fits (rtl/netlist_features.h).
   nlohmann::json features = nlohmann::json::object();
-  const CostFeatures g = gemm_features(s), a = alu_features(s);
-  for (int k = 0; k < kNumCostFeatures; ++k) {
-    features["gemm"][feature_name(CostFeature(k))] = g[size_t(k)];
-    features["alu"][feature_name(CostFeature(k))] = a[size_t(k)];
+  for (const Family fam : {Family::kXc7, Family::kXcup}) {
+    for (int m = 0; m < kNumNetlistModules; ++m) {
+      const NetlistFeatures f = netlist_features(NetlistModule(m), config, s, fam);
+      nlohmann::json& out = features[family_name(fam)][module_name(NetlistModule(m))];
+      out = nlohmann::json::object();
+      for (int k = 0; k < kNumNetlistFeatures; ++k) out[feature_name(NetlistFeature(k))] = f[size_t(k)];
+    }
   }
   return {
       {"config", config.to_json()},

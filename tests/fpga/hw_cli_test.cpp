@@ -34,7 +34,8 @@ TEST(HwCli, ResourcesAnswerForEveryPresetOnEveryDevice) {
 TEST(HwCli, TableShowsPartsClockAndVerdict) {
   const auto r = run_tauvta("hw resources");
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char* want : {"gemm core", "tensor alu", "wgt buffer", "infrastructure",
+  for (const char* want : {"gemm core", "tensor alu", "wgt buffer", "fetch", "load", "store",
+                           "command queues", "control slave", "interconnect (est.)",
                            "utilization", "fmax", "verdict", "Pynq-Z1"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   }

@@ -30,7 +30,7 @@ TEST(FpgaModel, EveryPresetOnEveryDeviceGivesFiniteFigures) {
         const double v = fpga::get(e.total, fpga::ResourceKind(k));
         EXPECT_TRUE(std::isfinite(v) && v >= 0) << entry.path() << " on " << d.name;
       }
-      EXPECT_GT(e.total.lut, 5000) << "infrastructure alone is several thousand LUTs";
+      EXPECT_GT(e.total.lut, 5000) << "fetch, load, store and the interconnect alone are several thousand LUTs";
       EXPECT_GT(e.clock.fmax_mhz, 20);
       EXPECT_LT(e.clock.fmax_mhz, 1000);
       EXPECT_FALSE(fpga::verdict_text(e, d).empty());

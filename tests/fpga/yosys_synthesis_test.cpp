@@ -17,37 +17,13 @@
 
 #include "fpga/bram_mapping.h"
 #include "fpga/resource_model.h"
+#include "fpga/yosys_run.h"
 #include "rtl/rtl_generator.h"
 
 namespace tauvta {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Runs synth_xilinx on `top` and returns its cell counts.
-std::map<std::string, int> synthesize(const fs::path& dir, const std::string& files,
-                                      const std::string& top, const std::string& pre = "") {
-  const fs::path stat = dir / (top + "_stat.txt");
-  fs::remove(stat);
-  const std::string cmd = fmt::format(
-      "cd '{}' && yosys -q -p 'read_verilog {}; {} synth_xilinx -family xc7 -top {} -noiopad "
-      "-flatten; tee -q -o {} stat' > yosys.log 2>&1",
-      dir.string(), files, pre, top, stat.string());
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << "yosys failed (scripts/setup installs it): " << cmd;
-  std::map<std::string, int> cells;
-  std::ifstream f(stat);
-  std::string line;
-  while (std::getline(f, line)) {
-    std::istringstream in(line);
-    std::string name;
-    int count = 0;
-    if (in >> name >> count && name.size() > 2 && std::isupper(static_cast<unsigned char>(name[0]))) {
-      cells[name] = count;
-    }
-  }
-  EXPECT_FALSE(cells.empty()) << "no cells in " << stat;
-  return cells;
-}
 
 TEST(YosysSynthesis, GeneratedGemmCoreMatchesTheModelsRules) {
   hw::HwConfig c;
@@ -61,10 +37,11 @@ TEST(YosysSynthesis, GeneratedGemmCoreMatchesTheModelsRules) {
   fs::remove_all(dir);
   const rtl::RtlDesign d = rtl::generate_rtl(c, o);
   rtl::write_rtl(d, rtl::design_json(c, o, d.shape), dir, true);
-  const auto cells = synthesize(dir, "tauvta_gemm_core.v", "tauvta_gemm_core");
+  const auto cells =
+      test::synthesize(dir, "tauvta_gemm_core.v", "tauvta_gemm_core", rtl::Family::kXc7).cells;
   const fpga::Resources model = fpga::fitted_module(
       fpga::Family::kXc7, fpga::FitModule::kGemm,
-      fpga::gemm_netlist_features(d.shape, fpga::Family::kXc7));
+      rtl::netlist_features(rtl::NetlistModule::kGemm, c, d.shape, fpga::Family::kXc7));
   EXPECT_EQ(cells.count("DSP48E1") ? cells.at("DSP48E1") : 0, 16);
   EXPECT_DOUBLE_EQ(model.dsp, 16);
   int ff = 0;
@@ -78,8 +55,9 @@ TEST(YosysSynthesis, BufferMapsAsTheModelSays) {
   const rtl::RtlDesign d = rtl::generate_rtl(hw::HwConfig{}, {});
   rtl::write_rtl(d, rtl::design_json(hw::HwConfig{}, {}, d.shape), dir, true);
   // The stock input buffer: 128 bits x 2048 words.
-  const auto cells =
-      synthesize(dir, "tauvta_sram.v", "tauvta_sram", "chparam -set W 128 -set A 11 tauvta_sram;");
+  const auto cells = test::synthesize(dir, "tauvta_sram.v", "tauvta_sram", rtl::Family::kXc7,
+                                      "chparam -set W 128 -set A 11 tauvta_sram;")
+                         .cells;
   const double bram = (cells.count("RAMB36E1") ? cells.at("RAMB36E1") : 0) +
                       0.5 * (cells.count("RAMB18E1") ? cells.at("RAMB18E1") : 0);
   EXPECT_DOUBLE_EQ(fpga::map_memory(fpga::Family::kXc7, 128, 11).resources.bram36, bram);

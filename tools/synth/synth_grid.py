@@ -53,11 +53,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
 FAMILIES = ("xc7", "xcup")
 
-# design.json feature names, in the C++ CostFeature enum order (src/rtl/datapath_shape.h);
-# generate() checks that design.json has exactly these.
-FEATURES = ["one", "dsp_products", "lut_product_bits", "product_reg_bits", "tree_adder_bits",
-            "tree_reg_bits", "acc_lane_bits", "acc_delay_bits", "alu_lane_bits", "alu_mul_lanes",
-            "alu_pass_bits", "operand_reg_bits", "alu_operand_bits"]
+# design.json's netlist feature names, in the C++ NetlistFeature enum order
+# (src/rtl/netlist_features.h); generate() checks that design.json has exactly these. Every row
+# carries all of them as f_ columns: the features of its module for its family.
+FEATURES = ["one", "dsp_products", "lut_pp_bits", "lut_pp_depth_bits", "add2_bits", "csa_bits",
+            "csa_depth_bits", "delay_srl", "operand_ff", "product_reg_ff", "tree_reg_ff", "acc_ff",
+            "out_lane_bits", "delay_ff", "alu_lane_bits", "alu_shift_bits", "alu_mul_dsp",
+            "alu_pass_bits", "alu_single_pass_bits", "alu_multi_pass_lane_bits",
+            "alu_operand_bits", "bus_bits", "elem_bits", "narrow_lane_mux_bits",
+            "wide_gather_bits", "addr_bits", "host_bits", "queue_ptr_bits"]
 
 # Cell -> resource accounting. LUT-based memories and shift registers count as the LUTs they
 # occupy, the way Vivado's utilization report counts "LUT as Memory" inside "CLB LUTs":
@@ -179,6 +183,28 @@ def gemm_points(family):
                      binding=binding, tree_levels=tl)
             if gemm_id(p) not in have:
                 pts.append(("fit", p))
+    # VTA's tree pipelining (the default: one register before the last level, so the first
+    # stage adds BLOCK_IN products as one multi-operand adder and the last adds two sums and the
+    # accumulator): drawn from the same space with their own seed, so the points above keep
+    # their split.
+    have = {gemm_id(p) for _, p in pts}
+    vta = []
+    for p in space:
+        levels = (p["block_in"] - 1).bit_length()
+        q = dict(p, tree_levels=max(1, levels - 1))
+        if p["tree_levels"] == 0 and p["block_in"] >= 8 and gemm_id(q) not in have:
+            vta.append(q)
+    vta = sorted({gemm_id(q): q for q in vta}.values(), key=gemm_id)
+    random.Random(35).shuffle(vta)
+    # VTA's own 1x16x16 int8 core, and its trees over LUT products.
+    for bo, binding in ((16, "auto"), (2, "lut")):
+        p = dict(batch=1, block_in=16, block_out=bo, inp_width=8, wgt_width=8, acc_width=32,
+                 binding=binding, tree_levels=3)
+        if gemm_id(p) not in have:
+            pts.append(("fit", p))
+            vta = [q for q in vta if gemm_id(q) != gemm_id(p)]
+    n_fit, n_hold = (16, 6) if family == "xc7" else (8, 3)
+    pts += [("fit", q) for q in vta[:n_fit]] + [("holdout", q) for q in vta[n_fit:n_fit + n_hold]]
     return [("gemm", split, p) for split, p in pts]
 
 
@@ -219,6 +245,50 @@ def alu_points(family):
 def alu_id(p):
     return "alu_v{alu_vector}_l{alu_lanes_cfg}_a{acc_width}_{m}".format(
         m="mul" if p["alu_mul"] else "nomul", **p)
+
+
+def random_points(family, count=10):
+    """The off-grid check: configs drawn at random (seed 2034) with shapes, width pairs and
+    buffer geometries the grid never had, each synthesized as its GEMM core (VTA's tree
+    pipelining, the default), its ALU and its five buffers. Split "random": never fitted."""
+    rng = random.Random(2034)
+    grid = {point_id(m, p) for fam in FAMILIES for m, _, p in
+            gemm_points(fam) + alu_points(fam) + sram_points()}
+    pts, seen = [], set()
+    while len(seen) < count:
+        b, bi, bo = rng.choice((1, 1, 2)), rng.choice((2, 4, 8, 16, 32)), rng.choice((1, 2, 4, 8, 16, 32))
+        iw, ww = rng.choice((1, 2, 4, 8)), rng.choice((1, 2, 4, 8))
+        acc = rng.choice((16, 32, 32))
+        n = b * bi * bo
+        dsp = gemm_effective_dsp(iw, ww, "auto")
+        if not gemm_valid(b, bi, bo, iw, ww) or n > MAX_PRODUCTS or (
+                not dsp and n * iw * ww > MAX_LUT_PRODUCT_BITS):
+            continue
+        levels = (bi - 1).bit_length()
+        g = dict(batch=b, block_in=bi, block_out=bo, inp_width=iw, wgt_width=ww, acc_width=acc,
+                 binding="auto", tree_levels=max(1, levels - 1))
+        vec = b * bo
+        lanes = rng.choice((0, 0, 2, 4)) if vec > 4 else 0
+        a = dict(alu_vector=vec, alu_lanes_cfg=lanes if lanes < vec else 0, acc_width=acc,
+                 alu_mul=rng.random() < 0.3)
+        if vec * acc > 512 or gemm_id(g) in grid or gemm_id(g) in seen:
+            continue
+        seen.add(gemm_id(g))
+        pts += [("gemm", "random", g)]
+        if alu_id(a) not in grid:
+            pts.append(("alu", "random", a))
+        # The buffers: inp, wgt, acc (out is acc's depth at the output width) at random depths.
+        for width, la in ((b * bi * iw, rng.randint(5, 11)), (bo * bi * ww, rng.randint(4, 10)),
+                          (b * bo * acc, rng.randint(5, 11))):
+            q = dict(sram_width=width, sram_log_depth=la)
+            if sram_id(q) not in grid and width >= 8:
+                pts.append(("sram", "random", q))
+    seen_ids, out = set(), []
+    for t in pts:
+        if point_id(t[0], t[2]) not in seen_ids:
+            seen_ids.add(point_id(t[0], t[2]))
+            out.append(t)
+    return out
 
 
 SRAM_WIDTHS = (8, 32, 64, 128, 256, 512, 2048)
@@ -273,10 +343,13 @@ def all_points(modules, family):
     pts = []
     for m in modules:
         pts += {"gemm": lambda: gemm_points(family), "alu": lambda: alu_points(family), "sram": sram_points,
-                "compute": lambda: compute_points(family)}[m]()
+                "compute": lambda: compute_points(family),
+                "random": lambda: random_points(family)}[m]()
     ids = [point_id(m, p) for m, _, p in pts]
     assert len(ids) == len(set(ids)), "duplicate point ids"
     for m in ("gemm", "alu"):
+        if m not in modules:
+            continue
         fit = {point_id(mm, p) for mm, s, p in pts if mm == m and s == "fit"}
         hold = {point_id(mm, p) for mm, s, p in pts if mm == m and s == "holdout"}
         assert not fit & hold
@@ -309,16 +382,22 @@ def generate(tauvta, cfg, work, binding="auto", tree_levels=2, acc_ports=1):
     path = os.path.join(work, "config.json")
     with open(path, "w") as f:
         json.dump(cfg, f)
+    # --device only resolves a DSP limit of "board"; the grid builds every product as bound.
     subprocess.run([tauvta, "rtl", path, "-o", work, "--binding", binding, "--tree-levels",
-                    str(tree_levels), "--acc-ports", str(acc_ports), "--force"], check=True,
-                   stdout=subprocess.DEVNULL)
+                    str(tree_levels), "--acc-ports", str(acc_ports), "--dsp-limit", "0",
+                    "--device", "pynq-z1", "--force"], check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(work, "design.json")) as f:
         design = json.load(f)
-    for module in ("gemm", "alu"):
-        if set(design["features"][module]) != set(FEATURES):
-            sys.exit(f"design.json features {sorted(design['features'][module])} differ from "
-                     f"FEATURES in {__file__}: update it to the CostFeature enum")
+    for fam in FAMILIES:
+        for module, feats in design["features"][fam].items():
+            if list(feats) != FEATURES and set(feats) != set(FEATURES):
+                sys.exit(f"design.json features of {fam} {module} {sorted(feats)} differ from "
+                         f"FEATURES in {__file__}: update it to the NetlistFeature enum")
     return design
+
+
+def features_of(design, family, module):
+    return {"f_" + k: v for k, v in design["features"][family][module].items()}
 
 
 # ---------------------------------------------------------------- yosys
@@ -433,7 +512,7 @@ def run_gemm(args, family, p, work):
                      timeout=args.timeout, nodsp=not in_dsp)
     row = dict(p, products_in_dsp=int(in_dsp))
     row.update(r)
-    row.update({"f_" + k: v for k, v in design["features"]["gemm"].items()})
+    row.update(features_of(design, family, "gemm"))
     row["cells"] = cells_text(cells)
     return row
 
@@ -450,7 +529,7 @@ def run_alu(args, family, p, work):
     row = dict(p, alu_lanes=design["alu"]["lanes"], alu_passes=design["alu"]["passes"],
                alu_mul=int(p["alu_mul"]))
     row.update(r)
-    row.update({"f_" + k: v for k, v in design["features"]["alu"].items()})
+    row.update(features_of(design, family, "alu"))
     row["cells"] = cells_text(cells)
     return row
 
@@ -505,7 +584,7 @@ def run_compute(args, family, p, work, done):
                alu_lanes=design["alu"]["lanes"], alu_passes=design["alu"]["passes"],
                alu_mul=int(p["alu_mul"]))
     row.update(r)
-    row.update({"f_" + k: v for k, v in design["features"]["gemm"].items()})
+    row.update(features_of(design, family, "compute"))
     for k in ("LUT", "FF", "DSP"):
         row[f"sub_gemm_{k}"] = g[k]
         row[f"sub_alu_{k}"] = a[k]
@@ -519,6 +598,231 @@ def run_compute(args, family, p, work, done):
         row[k] = round(r[k] + g[k] + a[k], 2)
     row["cells"] = cells_text(cells)
     return row
+
+
+# ---------------------------------------------------------------- the accelerator around the datapath
+# The parts of tauvta_accelerator outside tauvta_compute, each synthesized alone (flattened, with
+# the parameters the generated top gives it): fetch, load and compute_ctrl with their AXI read
+# masters, store with its write master, the three command queues, the four token queues and the
+# AXI4-Lite control slave. One config gives one row per part.
+INFRA_PARTS = {  # part -> (module, instance names in tauvta_accelerator.v)
+    "fetch": ("tauvta_fetch", ("fetch",)),
+    "load": ("tauvta_load", ("load",)),
+    "compute_ctrl": ("tauvta_compute_ctrl", ("compute_ctrl",)),
+    "store": ("tauvta_store", ("store",)),
+    "cmd_queues": ("tauvta_fifo", ("load_queue", "compute_queue", "store_queue")),
+    "token_queues": ("tauvta_token_queue", ("l2g", "g2l", "g2s", "s2g")),
+    "control": ("tauvta_control", ("control",)),
+}
+INFRA_LIBRARY = ["tauvta_insn_fields.v", "tauvta_insn_seq.v", "tauvta_fifo.v",
+                 "tauvta_token_queue.v", "tauvta_axi_reader.v", "tauvta_axi_writer.v",
+                 "tauvta_unpack.v", "tauvta_pack.v", "tauvta_load_engine.v", "tauvta_fetch.v",
+                 "tauvta_load.v", "tauvta_compute_ctrl.v", "tauvta_store.v", "tauvta_control.v"]
+
+
+def infra_config(rng):
+    """A random valid-looking config: shape, element widths, buffer sizes and the TIMING keys
+    the accelerator's parameters come from (bus width, burst length, outstanding requests,
+    read acceptance, queue depths)."""
+    lb, lbi, lbo = rng.choice((0, 0, 1)), rng.randint(0, 5), rng.randint(0, 5)
+    li = rng.choice((0, 1, 2, 3, 3))
+    lw = rng.choice((0, 1, 2, 3, 3))
+    la = rng.choice((4, 5, 5))
+    def elem_log_bytes(bits_log):
+        return max(0, bits_log - 3)
+    inp_e = elem_log_bytes(lb + lbi + li)
+    wgt_e = elem_log_bytes(lbo + lbi + lw)
+    acc_e = elem_log_bytes(lb + lbo + la)
+    return {
+        "TARGET": "synth", "HW_VER": "0.0.2",
+        "LOG_INP_WIDTH": li, "LOG_WGT_WIDTH": lw, "LOG_ACC_WIDTH": la,
+        "LOG_BATCH": lb, "LOG_BLOCK_IN": lbi, "LOG_BLOCK_OUT": lbo,
+        "LOG_UOP_BUFF_SIZE": rng.randint(9, 14), "LOG_INP_BUFF_SIZE": inp_e + rng.randint(5, 11),
+        "LOG_WGT_BUFF_SIZE": wgt_e + rng.randint(4, 9), "LOG_ACC_BUFF_SIZE": acc_e + rng.randint(5, 11),
+        "TIMING": {"LOG_BUS_WIDTH": rng.choice((6, 6, 7, 7, 8, 9)),
+                   "MAX_BURST_BEATS": rng.choice((4, 8, 16, 16, 32, 64, 256)),
+                   "MASTER_OUTSTANDING": rng.choice((1, 2, 4, 8, 16, 32)),
+                   "PORT_READ_ACCEPTANCE": rng.choice((1, 2, 4, 7, 16)),
+                   "CMD_QUEUE_DEPTH": rng.choice((2, 4, 8, 8, 16, 64, 256)),
+                   "TOKEN_QUEUE_DEPTH": rng.choice((2, 8, 8, 32, 512))},
+    }
+
+
+# The stock configs first (the presets' accelerator parameters), then random ones.
+INFRA_FIXED = [
+    {"TARGET": "synth", "HW_VER": "0.0.2", "LOG_INP_WIDTH": 3, "LOG_WGT_WIDTH": 3,
+     "LOG_ACC_WIDTH": 5, "LOG_BATCH": 0, "LOG_BLOCK_IN": 4, "LOG_BLOCK_OUT": 4,
+     "LOG_UOP_BUFF_SIZE": 15, "LOG_INP_BUFF_SIZE": 15, "LOG_WGT_BUFF_SIZE": 18,
+     "LOG_ACC_BUFF_SIZE": 17, "TIMING": {}},
+    {"TARGET": "synth", "HW_VER": "0.0.2", "LOG_INP_WIDTH": 3, "LOG_WGT_WIDTH": 3,
+     "LOG_ACC_WIDTH": 5, "LOG_BATCH": 0, "LOG_BLOCK_IN": 4, "LOG_BLOCK_OUT": 4,
+     "LOG_UOP_BUFF_SIZE": 15, "LOG_INP_BUFF_SIZE": 15, "LOG_WGT_BUFF_SIZE": 18,
+     "LOG_ACC_BUFF_SIZE": 17, "TIMING": {"LOG_BUS_WIDTH": 7}},
+]
+
+
+def infra_id(cfg):
+    t = cfg["TIMING"]
+    return ("infra_b{LOG_BATCH}bi{LOG_BLOCK_IN}bo{LOG_BLOCK_OUT}_i{LOG_INP_WIDTH}w{LOG_WGT_WIDTH}"
+            "a{LOG_ACC_WIDTH}_u{LOG_UOP_BUFF_SIZE}i{LOG_INP_BUFF_SIZE}w{LOG_WGT_BUFF_SIZE}"
+            "a{LOG_ACC_BUFF_SIZE}").format(**cfg) + "_bus{}_bb{}_o{}_pr{}_q{}_t{}".format(
+                t.get("LOG_BUS_WIDTH", 6), t.get("MAX_BURST_BEATS", 16),
+                t.get("MASTER_OUTSTANDING", 16), t.get("PORT_READ_ACCEPTANCE", 7),
+                t.get("CMD_QUEUE_DEPTH", 8), t.get("TOKEN_QUEUE_DEPTH", 8))
+
+
+def infra_points(family, count=None):
+    # Random configs (seed 34), split fit/holdout; xcup the first ones of the same list.
+    rng = random.Random(34)
+    pts = [("infra", "fit", c) for c in INFRA_FIXED]
+    n_fit, n_hold = (8, 2) if family == "xc7" else (4, 2)
+    for k in range(n_fit + n_hold):
+        pts.append(("infra", "fit" if k < n_fit else "holdout", infra_config(rng)))
+    return pts
+
+
+def instance_params(top_text, module, instance):
+    """The parameter overrides the generated top gives `instance` of `module`."""
+    m = re.search(re.escape(module) + r"\s*#\((.*?)\)\s*" + re.escape(instance) + r"\s*\(",
+                  top_text, re.S)
+    if not m:
+        return {}
+    return dict(re.findall(r"\.(\w+)\((\d+)\)", m.group(1)))
+
+
+def run_infra(args, family, cfg, work):
+    """Synthesizes every part of the accelerator outside the datapath; returns one row per part."""
+    design = generate(args.tauvta, cfg, work)
+    with open(os.path.join(work, "tauvta_accelerator.v")) as f:
+        top = f.read()
+    files = [os.path.join(work, f) for f in INFRA_LIBRARY]
+    rows = []
+    for part, (module, instances) in INFRA_PARTS.items():
+        params = instance_params(top, module, instances[0])
+        chparam = "".join(f"chparam -set {k} {v} {module}; " for k, v in params.items())
+        r, cells = synth(family, files, module, os.path.join(work, part), chparam=chparam,
+                         timeout=args.timeout)
+        n = len(instances)
+        for k in ("LUT", "LUT_logic", "LUT_mem", "FF", "DSP", "BRAM36", "BRAM18", "URAM",
+                  "CARRY", "MUXF"):
+            r[k] *= n
+        row = dict(r, part=part, instances=n,
+                   params=" ".join(f"{k}={v}" for k, v in params.items()),
+                   config=json.dumps(cfg, sort_keys=True, separators=(",", ":")))
+        row.update(features_of(design, family, part))
+        row["cells"] = cells_text(cells)
+        rows.append(row)
+    return rows
+
+
+INFRA_COLUMNS = (["id", "family", "module", "split", "instances", "params", "config"] +
+                 RESOURCE_COLS + ["f_" + f for f in FEATURES] + ["tauvta_md5", "cells"])
+
+
+def run_infra_family(args, family):
+    """The infra grid of one family into data/infra_<family>.csv (resumable by config id; the
+    f_ feature columns are filled by --refeature)."""
+    pts = infra_points(family)
+    if args.only:
+        pts = [t for t in pts if re.search(args.only, infra_id(t[2]))]
+    path = os.path.join(args.out, f"infra_{family}.csv")
+    done = {r["id"] for r in read_csv_rows(path)}
+    todo = [t for t in pts if infra_id(t[2]) not in done]
+    print(f"{family} infra: {len(pts)} configs, {len(pts) - len(todo)} done, {len(todo)} to run",
+          flush=True)
+    header = INFRA_COLUMNS
+    if os.path.exists(path):
+        with open(path) as f:
+            header = next(csv.reader(l for l in f if not l.startswith("#")))
+    new_file = not os.path.exists(path)
+    with open(path, "a", newline="") as f:
+        if new_file:
+            f.write("# Generated by tools/synth/synth_grid.py --modules infra; one row per part of "
+                    "tauvta_accelerator outside the datapath per config.\n")
+        w = csv.DictWriter(f, fieldnames=header, extrasaction="ignore")
+        if new_file:
+            w.writeheader()
+        t0 = time.time()
+        for i, (_, split, cfg) in enumerate(todo):
+            pid = infra_id(cfg)
+            work = tempfile.mkdtemp(prefix=f"{family}-{pid[:40]}-", dir=args.work)
+            try:
+                rows = run_infra(args, family, cfg, work)
+            except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+                print(f"  FAILED {family} {pid}: {e}", flush=True)
+                with open(os.path.join(args.out, f"failed_{family}.txt"), "a") as ff:
+                    ff.write(f"{family} {pid}: {type(e).__name__}: {e} (work dir {work})\n")
+                continue
+            for row in rows:
+                row.update(id=pid, family=family, module=row.pop("part"), split=split,
+                           tauvta_md5=TAUVTA_MD5)
+                w.writerow({c: row.get(c, "") for c in header})
+            f.flush()
+            print(f"[{i + 1}/{len(todo)} {time.time() - t0:6.0f}s] {family} {pid}: " + " ".join(
+                f"{r['module']}={r['LUT']}/{r['FF']}" for r in rows), flush=True)
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+
+
+def row_design(args, row, work, cache):
+    """design.json of the config (and options) a grid row was synthesized from."""
+    m = row["module"]
+    opts = ("auto", 2)
+    if m in INFRA_PARTS:
+        cfg = json.loads(row["config"])
+    elif m == "gemm":
+        cfg = config_json(*(int(row[k]) for k in ("batch", "block_in", "block_out", "inp_width",
+                                                    "wgt_width", "acc_width")))
+        opts = (row["binding"], int(row["tree_levels"]))
+    elif m == "alu":
+        cfg = alu_cfg(dict(alu_vector=int(row["alu_vector"]),
+                           alu_lanes_cfg=int(row["alu_lanes_cfg"]),
+                           acc_width=int(row["acc_width"]), alu_mul=row["alu_mul"] == "1"))
+    elif m == "compute":
+        p = next(p for p in COMPUTE_CONFIGS if compute_id(p) == row["id"])
+        cfg = config_json(p["batch"], p["block_in"], p["block_out"], p["inp_width"],
+                          p["wgt_width"], p["acc_width"], p["alu_lanes_cfg"], p["alu_mul"],
+                          p["bufs"])
+        opts = (p["binding"], p["tree_levels"])
+    else:
+        return None
+    key = json.dumps([cfg, opts], sort_keys=True)
+    if key not in cache:
+        cache[key] = generate(args.tauvta, cfg, work, *opts)
+    return cache[key]
+
+
+def refeature(args, path, columns):
+    """Rewrites the f_ columns of every row of `path` from the design.json the current generator
+    writes for the row's config (no synthesis): features change, cell counts do not."""
+    if not os.path.exists(path):
+        return
+    with open(path, newline="") as f:
+        lines = f.readlines()
+    comments = [l for l in lines if l.startswith("#")]
+    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+    cache = {}
+    work = tempfile.mkdtemp(prefix="refeature-", dir=args.work)
+    for r in rows:
+        for k in [k for k in r if k.startswith("f_")]:
+            del r[k]
+        design = row_design(args, r, work, cache)
+        if design is not None:
+            r.update(features_of(design, r["family"], r["module"]))
+    with open(path, "w", newline="") as f:
+        f.writelines(comments)
+        w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"refeatured {len(rows)} rows of {path} ({len(cache)} designs)")
+
+
+def read_csv_rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
 
 
 # ---------------------------------------------------------------- main
@@ -563,6 +867,10 @@ def main():
     ap.add_argument("--recount", action="store_true",
                     help="recompute the resource columns of the CSVs from their cells column "
                          "(after a change of the cell accounting) and exit")
+    ap.add_argument("--refeature", action="store_true",
+                    help="rewrite the f_ feature columns of the CSVs from the design.json the "
+                         "given tauvta writes for each row's config (after a change of the "
+                         "features; no synthesis) and exit")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per yosys run")
     ap.add_argument("--out", default=DATA, help="output directory for grid_<family>.csv")
     ap.add_argument("--work", default="/tmp/tauvta-synth-work", help="scratch directory")
@@ -586,6 +894,12 @@ def main():
         for family in families:
             recount(os.path.join(args.out, f"grid_{family}.csv"))
         return
+    if args.refeature:
+        os.makedirs(args.work, exist_ok=True)
+        for family in families:
+            refeature(args, os.path.join(args.out, f"grid_{family}.csv"), COLUMNS)
+            refeature(args, os.path.join(args.out, f"infra_{family}.csv"), INFRA_COLUMNS)
+        return
     if not shutil.which("yosys"):
         sys.exit("yosys not found")
     os.makedirs(args.out, exist_ok=True)
@@ -595,6 +909,12 @@ def main():
     with open(args.tauvta, "rb") as f:
         TAUVTA_MD5 = hashlib.md5(f.read()).hexdigest()[:12]
     print(f"tauvta {args.tauvta} md5 {TAUVTA_MD5}")
+    if "infra" in modules:
+        for family in families:
+            run_infra_family(args, family)
+        modules = [m for m in modules if m != "infra"]
+        if not modules:
+            return
     for family in families:
         pts = family_points(family)
         path = os.path.join(args.out, f"grid_{family}.csv")
