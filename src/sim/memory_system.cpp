@@ -9,29 +9,26 @@ namespace {
 constexpr uint64_t kPageBytes = 4096;  // AXI: a burst never crosses a 4 KiB boundary
 }  // namespace
 
-uint64_t PortChannel::reserve(uint64_t t, uint64_t cycles) {
+uint64_t PortChannel::reserve(uint64_t t, uint64_t cycles, uint64_t issue) {
   if (cycles == 0) return t;
   // The first live interval that ends after t (ends are sorted like starts: disjoint intervals).
   auto it = std::partition_point(busy_.begin() + std::ptrdiff_t(head_), busy_.end(),
                                  [t](const Interval& iv) { return iv.end <= t; });
   uint64_t s = t;
   for (; it != busy_.end(); ++it) {
-    if (s + cycles <= it->start) break;  // fits in the gap before *it
+    if (it->issue > issue && it->start >= s) break;  // issued later and not started: it yields
+    if (s + cycles <= it->start) break;              // fits in the gap before *it
     s = std::max(s, it->end);
   }
   const uint64_t e = s + cycles;
-  // Insert [s, e) before `it`, merging with a touching neighbour on either side.
-  const bool join_prev = it != busy_.begin() + std::ptrdiff_t(head_) && std::prev(it)->end == s;
-  const bool join_next = it != busy_.end() && it->start == e;
-  if (join_prev && join_next) {
-    std::prev(it)->end = it->end;
-    busy_.erase(it);
-  } else if (join_prev) {
-    std::prev(it)->end = e;
-  } else if (join_next) {
-    it->start = s;
-  } else {
-    busy_.insert(it, Interval{s, e});
+  it = busy_.insert(it, Interval{s, e, issue});
+  // The bookings this one overtook queue behind it.
+  uint64_t front = e;
+  for (++it; it != busy_.end() && it->start < front; ++it) {
+    const uint64_t d = front - it->start;
+    it->start += d;
+    it->end += d;
+    front = it->end;
   }
   return s;
 }
@@ -65,7 +62,7 @@ uint64_t burst_row(const MemoryParams& p, uint64_t t, uint64_t addr, uint64_t by
     if (i >= k) issue = std::max(issue, inflight[i % k]);
     // Read data comes back after the latency; write data follows its address at once.
     const uint64_t want = write ? issue : issue + lat;
-    const uint64_t start = ch ? ch->reserve(want, occ) : std::max(want, free);
+    const uint64_t start = ch ? ch->reserve(want, occ, issue) : std::max(want, free);
     free = start + occ;
     tally.port_cycles += occ;
     const uint64_t complete = free + (write ? lat : 0);

@@ -22,11 +22,18 @@
 
 namespace tauvta::sim {
 
-// One AXI data channel (read or write) of the shared port: the cycles it is busy.
+// One AXI data channel (read or write) of the shared port: the cycles it is busy, burst by burst.
+// The port serves bursts in the order their addresses were issued (the interconnect arbitrates
+// per burst), while the timing model books a whole memcpy when its instruction starts: so a burst
+// booked for later, whose address is issued after this one's, yields to it (it and the bookings
+// queued behind it move back), unless its data is already flowing. Their instruction's end was
+// taken when it was booked: the small transfers that overtake long rows (micro-ops, accumulators)
+// cost the long row a little the model does not charge it.
 class PortChannel {
  public:
-  // Earliest start >= t of `cycles` free cycles; marks them busy and returns the start.
-  uint64_t reserve(uint64_t t, uint64_t cycles);
+  // Earliest start >= t of `cycles` free cycles for a burst issued at `issue`; marks them busy
+  // and returns the start.
+  uint64_t reserve(uint64_t t, uint64_t cycles, uint64_t issue = 0);
   // Whether nothing is reserved at or after t (a transfer starting then cannot be delayed).
   bool free_after(uint64_t t) const { return head_ == busy_.size() || busy_.back().end <= t; }
   // Forget intervals ending at or before t (no later request can start before t).
@@ -36,8 +43,9 @@ class PortChannel {
  private:
   struct Interval {
     uint64_t start, end;
+    uint64_t issue;  // when the burst's address was issued
   };
-  std::vector<Interval> busy_;  // sorted, disjoint, not touching; [head_, size) are live
+  std::vector<Interval> busy_;  // one per burst, sorted, disjoint; [head_, size) are live
   size_t head_ = 0;
 };
 

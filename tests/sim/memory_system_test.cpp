@@ -133,6 +133,22 @@ TEST(PortChannel, ReservesTheEarliestGapAndMerges) {
   EXPECT_TRUE(ch.free_after(0));
 }
 
+// The port serves bursts in the order their addresses were issued: a burst booked for later but
+// issued after a new request yields to it (and queues behind it); one whose data already flows
+// does not.
+TEST(PortChannel, ABurstIssuedLaterYieldsUnlessItStarted) {
+  PortChannel ch;
+  EXPECT_EQ(ch.reserve(100, 10, 50), 100u);  // [100, 110), issued at 50
+  EXPECT_EQ(ch.reserve(110, 10, 60), 110u);  // [110, 120), issued at 60
+  EXPECT_EQ(ch.reserve(120, 10, 70), 120u);  // [120, 130), issued at 70
+  // Issued at 55, wanting 105: behind the burst issued at 50, ahead of the two issued later.
+  EXPECT_EQ(ch.reserve(105, 10, 55), 110u);
+  // The two it overtook moved back: a request wanting 118 issued at 100 comes after all of them.
+  EXPECT_EQ(ch.reserve(118, 5, 100), 140u);
+  // Issued at 40 but wanting 145: the burst at [140, 145) has started by then and keeps its place.
+  EXPECT_EQ(ch.reserve(142, 4, 40), 145u);
+}
+
 TEST(Timing, InstructionFetchStreamsTheProgramThroughThePort) {
   // The first instruction starts only after its bytes came back from DRAM.
   hw::HwConfig c = port(16, 100);
