@@ -123,12 +123,20 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
   v += "  // Decode (field positions from the ISA table of this config).\n";
   v += fmt::format("  wire [2:0] opcode = {};\n", field_slice(l, G, Field::kOpcode));
   v += "  wire start_alu = opcode == 3'd4;\n";
-  // A field decoded at its own width, then widened (zero-extended) to the register it loads.
+  // A field decoded at its own width in each format, then fitted to the register it loads:
+  // zero-extended, or its low bits when the register is narrower (the ALU's source factors have
+  // the accumulator's width and load the input-width offsets, which wrap there).
+  auto fit = [&](const std::string& e, int from, int to) {
+    return to >= from ? zext(e, from, to) : fmt::format("{}[{}:0]", e, to - 1);
+  };
   auto dec = [&](const char* name, Field f, int width, int reg_width) {
+    const int wa = field_width(l, L, f);
+    if (wa > reg_width || width > reg_width) v += "  /* verilator lint_off UNUSEDSIGNAL */  // bits past the offset's wrap\n";
     v += fmt::format("  wire [{}:0] {}_g = {};\n", width - 1, name, field_slice(l, G, f));
-    v += fmt::format("  wire [{}:0] {}_a = {};\n", width - 1, name, field_slice(l, L, f));
+    v += fmt::format("  wire [{}:0] {}_a = {};\n", wa - 1, name, field_slice(l, L, f));
+    if (wa > reg_width || width > reg_width) v += "  /* verilator lint_on UNUSEDSIGNAL */\n";
     v += fmt::format("  wire [{}:0] {}_d = start_alu ? {} : {};\n", reg_width - 1, name,
-                     zext(std::string(name) + "_a", width, reg_width), zext(std::string(name) + "_g", width, reg_width));
+                     fit(std::string(name) + "_a", wa, reg_width), fit(std::string(name) + "_g", width, reg_width));
   };
   dec("uop_bgn", Field::kUopBgn, field_width(l, G, Field::kUopBgn), U + 1);
   dec("uop_end", Field::kUopEnd, field_width(l, G, Field::kUopEnd), U + 1);
@@ -151,7 +159,10 @@ std::string emit_compute(const hw::HwConfig& c, const DatapathShape& s) {
        "  reg [A:0] f1_dst_off;\n"
        "  reg [I:0] f1_src_off;\n"
        "  reg [W:0] f1_wgt_off;\n";
-  v += fmt::format("  wire [31:0] uop_word;\n");
+  v += "  // With small buffers the micro-op's fields end below bit 31; the rest is never read.\n"
+       "  /* verilator lint_off UNUSEDSIGNAL */\n"
+       "  wire [31:0] uop_word;\n"
+       "  /* verilator lint_on UNUSEDSIGNAL */\n";
   v += fmt::format("  wire [{}:0] uop_dst = uop_word[{}:{}];\n", ul.dst().width - 1,
                    ul.dst().lsb + ul.dst().width - 1, ul.dst().lsb);
   v += fmt::format("  wire [{}:0] uop_src = uop_word[{}:{}];\n", ul.src().width - 1,

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -124,6 +126,29 @@ hw::HwConfig random_accelerator_config(uint64_t seed) {
   c.timing.burst_overhead_cycles = pick({0, 0, 3});
   c.validate("random accelerator config");
   return c;
+}
+
+// Random configs' whole accelerators are clean under Verilator's lint with every warning on, as
+// the presets are (tests/rtl/lint_test.cpp): the widths that only odd shapes reach (buses of 32 to
+// 512 bits, elements narrower than a beat, queue depths of 1) included.
+TEST(RtlAccelerator, RandomConfigsAreCleanUnderVerilatorsWallLint) {
+  if (std::system("command -v verilator >/dev/null 2>&1") != 0) GTEST_SKIP() << "verilator is not installed";
+  const fs::path dir = fs::temp_directory_path() / ("tauvta_rtl_lint_random_" + std::to_string(::getpid()));
+  for (uint64_t seed = 3000; seed < 3006; ++seed) {
+    const hw::HwConfig config = random_accelerator_config(seed);
+    const rtl::RtlOptions o = rtl::options_of(config, 0);
+    const rtl::RtlDesign d = rtl::generate_rtl(config, o);
+    fs::remove_all(dir);
+    rtl::write_rtl(d, rtl::design_json(config, o, d.shape), dir, true);
+    const std::string cmd = "cd '" + dir.string() + "' && verilator --lint-only -Wall --top-module tauvta_accelerator *.v 2>&1";
+    std::string out;
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    EXPECT_EQ(pclose(p), 0) << config.name() << " (seed " << seed << "):\n" << out;
+  }
+  fs::remove_all(dir);
 }
 
 constexpr int kRandomConfigs = 24, kShards = 6;
