@@ -46,36 +46,48 @@ uint64_t hazard_gap(const hw::HwConfig& c, runtime::UopKind kind) {
 
 // Whether running the nest with loops `a` (outer) and `b` (inner; -1: none) around the other
 // dimensions (enumerated in order, the last fastest) reads an accumulator (the destination, and
-// for the ALU also the source) fewer than `gap` micro-ops after it was written. The first
-// kHazardCheckPoints micro-ops are walked: the pattern repeats with the loops, and every loop
-// boundary within the window comes up in them for the nests lowering builds.
-constexpr uint64_t kHazardCheckPoints = 1u << 14;
+// for the ALU also the source) fewer than `gap` micro-ops after it was written. The stream is a
+// lexicographic walk of an affine map, so what a window of `gap` micro-ops sees depends only on
+// the highest level whose index changes inside it and on the position below that level: windows
+// at the start and around the first change of each level cover them all.
 bool hazard_free(std::span<const NestDim> dims, int a, int b, uint64_t gap, bool alu) {
   if (gap <= 1) return true;
-  std::vector<int> order;
+  std::vector<const NestDim*> order;  // outermost first
   for (int k : {a, b}) {
-    if (k >= 0) order.push_back(k);
+    if (k >= 0) order.push_back(&dims[size_t(k)]);
   }
   for (int k = 0; k < int(dims.size()); ++k) {
-    if (k != a && k != b) order.push_back(k);
+    if (k != a && k != b) order.push_back(&dims[size_t(k)]);
   }
-  std::vector<uint32_t> idx(order.size(), 0);
-  std::vector<uint64_t> recent(size_t(gap - 1), UINT64_MAX);  // destinations of the last gap-1
-  const uint64_t points = std::min(nest_points(dims), kHazardCheckPoints);
-  for (uint64_t p = 0; p < points; ++p) {
-    uint64_t dst = 0, src = 0;
-    for (size_t r = 0; r < order.size(); ++r) {
-      dst += uint64_t(idx[r]) * dims[size_t(order[r])].dst;
-      src += uint64_t(idx[r]) * dims[size_t(order[r])].src;
-    }
-    for (uint64_t w : recent) {
-      if (w == dst || (alu && w == src)) return false;
-    }
-    recent[p % recent.size()] = dst;
+  const uint64_t points = nest_points(dims);
+  // The accumulators micro-op `p` writes and reads.
+  auto at = [&](uint64_t p, uint64_t& dst, uint64_t& src) {
+    dst = src = 0;
     for (size_t r = order.size(); r-- > 0;) {
-      if (++idx[r] < dims[size_t(order[r])].extent) break;
-      idx[r] = 0;
+      const uint64_t i = p % order[r]->extent;
+      p /= order[r]->extent;
+      dst += i * order[r]->dst;
+      src += i * order[r]->src;
     }
+  };
+  auto window_ok = [&](uint64_t from, uint64_t to) {
+    for (uint64_t q = from; q < to && q < points; ++q) {
+      uint64_t dq, sq;
+      at(q, dq, sq);
+      for (uint64_t p = q > from + gap - 1 ? q - gap + 1 : from; p < q; ++p) {
+        uint64_t dp, sp;
+        at(p, dp, sp);
+        if (dp == dq || (alu && dp == sq)) return false;
+      }
+    }
+    return true;
+  };
+  if (!window_ok(0, 2 * gap)) return false;
+  uint64_t inner = 1;  // micro-ops per step of level r
+  for (size_t r = order.size(); r-- > 0;) {
+    if (inner >= points) break;
+    if (!window_ok(inner > gap ? inner - gap : 0, inner + gap)) return false;
+    inner *= order[r]->extent;
   }
   return true;
 }
