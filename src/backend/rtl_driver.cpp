@@ -7,9 +7,10 @@
 namespace tauvta::backend {
 
 RtlDriver::RtlDriver(const hw::HwConfig& config, uint64_t dram_bytes)
-    : config_(config),
-      sim_(rtl_timing(config, rtl_options_for(config)), dram_bytes),
-      accelerator_(config, rtl_options_for(config)) {}
+    : RtlDriver(config, rtl_options_for(config), dram_bytes) {}
+
+RtlDriver::RtlDriver(const hw::HwConfig& config, const rtl::RtlOptions& options, uint64_t dram_bytes)
+    : config_(config), sim_(rtl_timing(config, options), dram_bytes), accelerator_(config, options) {}
 
 sim::RunReport RtlDriver::run(std::span<const hw::RawInsn> program, const sim::RunOptions& options) {
   if (options.timing_only) throw Error("the RTL backend runs the data: it has no timing-only mode");
@@ -21,8 +22,6 @@ sim::RunReport RtlDriver::run(std::span<const hw::RawInsn> program, const sim::R
                             programs_, program.size(), r.difference));
   }
   rtl_.add(r.rtl);
-  model_cycles_ += r.model.cycles;
-  compared_bytes_ += r.compared_bytes;
   return r.model;
 }
 

@@ -29,19 +29,17 @@ class RtlDriver final : public runtime::Driver {
   void read(uint64_t addr, std::span<uint8_t> bytes) const override { sim_.read(addr, bytes); }
   sim::RunReport run(std::span<const hw::RawInsn> program, const sim::RunOptions& options) override;
 
-  // Every program run so far: the RTL's cycles and the timing model's.
+  // Every program run so far: the RTL's cycles and event counters, summed.
   uint64_t rtl_cycles() const { return rtl_.cycles(); }
-  const rtl::AcceleratorRun& rtl_counters() const { return rtl_; }  // summed over the programs
-  uint64_t model_cycles() const { return model_cycles_; }
-  uint64_t programs() const { return programs_; }
-  uint64_t compared_bytes() const { return compared_bytes_; }
+  const rtl::AcceleratorRun& rtl_counters() const { return rtl_; }
 
  private:
+  RtlDriver(const hw::HwConfig& config, const rtl::RtlOptions& options, uint64_t dram_bytes);
   hw::HwConfig config_;
   runtime::SimDriver sim_;
   rtl::AcceleratorSim accelerator_;
   rtl::AcceleratorRun rtl_;
-  uint64_t model_cycles_ = 0, programs_ = 0, compared_bytes_ = 0;
+  uint64_t programs_ = 0;  // run so far (names the one that differs)
 };
 
 }  // namespace tauvta::backend

@@ -11,6 +11,7 @@
 #include "fpga/design_options.h"
 #include "hw/isa_layout.h"
 #include "hw/program_file.h"
+#include "sim/timing_model.h"
 
 namespace tauvta::backend {
 
@@ -18,27 +19,14 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 
-// The DRAM pages a program's loads and stores can touch (whole rows, as the AXI masters read
-// whole bus beats inside a page).
+// The DRAM pages a program's loads and stores can touch: every row the timing model moves
+// (sim::insn_cost), as whole pages (the AXI masters read whole bus beats inside a page).
 std::set<uint64_t> touched_pages(const hw::HwConfig& c, std::span<const hw::Insn> program) {
   std::set<uint64_t> pages;
   for (const hw::Insn& i : program) {
-    uint64_t elem = 0, rows = i.y_size;
-    if (i.opcode == hw::Opcode::kStore) {
-      elem = uint64_t(c.out_elem_bytes());
-    } else if (i.opcode == hw::Opcode::kLoad) {
-      switch (hw::MemId(i.memory_type)) {
-        case hw::MemId::kUop: elem = 4, rows = 1; break;
-        case hw::MemId::kInp: elem = uint64_t(c.inp_elem_bytes()); break;
-        case hw::MemId::kWgt: elem = uint64_t(c.wgt_elem_bytes()); break;
-        case hw::MemId::kAcc: elem = uint64_t(c.acc_elem_bytes()); break;
-        default: break;
-      }
-    }
-    if (elem == 0 || i.x_size == 0) continue;
-    for (uint64_t y = 0; y < rows; ++y) {
-      const uint64_t first = (uint64_t(i.dram_base) + y * i.x_stride) * elem;
-      const uint64_t last = first + uint64_t(i.x_size) * elem - 1;
+    const sim::InsnCost k = sim::insn_cost(c, i);
+    for (uint64_t y = 0; y < k.rows; ++y) {
+      const uint64_t first = k.addr + y * k.stride_bytes, last = first + k.row_bytes - 1;
       for (uint64_t p = first / kPage; p <= last / kPage; ++p) pages.insert(p);
     }
   }

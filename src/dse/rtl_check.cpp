@@ -21,8 +21,7 @@ namespace {
 
 // The layers the exploration times: convolutions and dense layers on the accelerator.
 bool explored_layer(const backend::NetworkLayer& l) {
-  return l.placement == backend::Placement::kVta &&
-         (l.op.rfind("conv2d", 0) == 0 || l.op.rfind("group_conv2d", 0) == 0 || l.op == "dense");
+  return l.placement == backend::Placement::kVta && backend::is_gemm_op(l.op);
 }
 
 cpu::TensorMap check_input(const std::filesystem::path& model, const graph::Graph& g) {
