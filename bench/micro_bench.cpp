@@ -117,10 +117,13 @@ void BM_TimingOnly(benchmark::State& state) {
 BENCHMARK(BM_TimingOnly)->Unit(benchmark::kMillisecond);
 
 // 16 rows of 2304 bytes (a 1x16 3x3 weight tile): 288 bursts on the calibrated Pynq port, alone
-// (arg 0) or after short rows of another master that leave gaps in the calendar (arg 1).
+// (first arg 0) or after short rows of another master that leave gaps in the calendar (1);
+// second arg 1: reference mode, every burst booked through the calendar (the cost before idle
+// rows were replayed).
 void BM_MemoryTransfer(benchmark::State& state) {
   const hw::HwConfig c;
   sim::MemorySystem m(c);
+  m.set_reference(state.range(1) == 1);
   uint64_t t = 0;
   for (auto _ : state) {
     if (state.range(0) == 1) m.transfer(t, 1 << 24, 8, 112, 896, false);
@@ -130,7 +133,7 @@ void BM_MemoryTransfer(benchmark::State& state) {
   }
   state.SetItemsProcessed(int64_t(state.iterations()) * 16 * 18);  // bursts of the weight load
 }
-BENCHMARK(BM_MemoryTransfer)->Arg(0)->Arg(1);
+BENCHMARK(BM_MemoryTransfer)->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1});
 
 // One GEMM instruction of 16 micro-ops x 64 x 64 iterations (262144 micro-ops).
 void gemm_kernel(benchmark::State& state, bool portable) {

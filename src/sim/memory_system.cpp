@@ -43,30 +43,42 @@ void PortChannel::forget_before(uint64_t t) {
 
 namespace {
 
+// Port cycles of a burst of `beats` beats: a table up to a full burst, the formula beyond.
+struct BurstCycles {
+  const MemoryParams& p;
+  const std::vector<uint64_t>* table;
+  uint64_t operator()(uint64_t beats) const {
+    return table && beats < table->size() ? (*table)[beats] : p.burst_cycles(beats);
+  }
+};
+
 // One memcpy row as HLS's m_axi adapter moves it; returns when its last burst completes. Bursts
 // take the port channel `ch`, or, when `ch` is null, an idle port (only the row's own bursts).
 // `inflight` has room for the completion times of the last `outstanding` bursts (only entries
-// written by this row are read); `setup` is the cycles before the first request.
-uint64_t burst_row(const MemoryParams& p, uint64_t t, uint64_t addr, uint64_t bytes, bool write,
-                   PortChannel* ch, uint64_t* inflight, TransferResult& tally, uint64_t setup) {
+// written by this row are read); `setup` is the cycles before the first request. `on_burst`
+// sees each burst's channel start, cycles and issue.
+template <typename OnBurst>
+uint64_t burst_row(const MemoryParams& p, BurstCycles occ_of, uint64_t t, uint64_t addr,
+                   uint64_t bytes, bool write, PortChannel* ch, uint64_t* inflight,
+                   TransferResult& tally, uint64_t setup, OnBurst&& on_burst) {
   const uint64_t k = write ? p.write_outstanding : p.read_outstanding;
   const uint64_t lat = write ? p.write_latency : p.read_latency;
-  uint64_t issue = t + setup, free = 0, end = issue, i = 0;
+  uint64_t issue = t + setup, free = 0, end = issue, i = 0, slot = 0;
   while (bytes > 0) {
     const uint64_t len = std::min({bytes, p.max_burst_bytes, kPageBytes - addr % kPageBytes});
     const uint64_t beats = (addr % p.bus_bytes + len + p.bus_bytes - 1) / p.bus_bytes;
-    const uint64_t occ =
-        uint64_t(std::ceil(double(beats * p.bus_bytes) / p.bytes_per_cycle - 1e-9)) +
-        p.burst_overhead;
+    const uint64_t occ = occ_of(beats);
     // A request waits for a free outstanding slot: the burst k before it must have completed.
-    if (i >= k) issue = std::max(issue, inflight[i % k]);
+    if (i >= k) issue = std::max(issue, inflight[slot]);
     // Read data comes back after the latency; write data follows its address at once.
     const uint64_t want = write ? issue : issue + lat;
     const uint64_t start = ch ? ch->reserve(want, occ, issue) : std::max(want, free);
+    on_burst(start, occ, issue);
     free = start + occ;
     tally.port_cycles += occ;
     const uint64_t complete = free + (write ? lat : 0);
-    inflight[i % k] = complete;
+    inflight[slot] = complete;
+    slot = slot + 1 == k ? 0 : slot + 1;
     end = std::max(end, complete);
     ++issue, ++i;
     addr += len, bytes -= len;
@@ -74,6 +86,8 @@ uint64_t burst_row(const MemoryParams& p, uint64_t t, uint64_t addr, uint64_t by
   tally.bursts += i;
   return end;
 }
+
+constexpr auto kNoBurstHook = [](uint64_t, uint64_t, uint64_t) {};
 
 }  // namespace
 
@@ -94,14 +108,48 @@ MemoryParams MemoryParams::from(const hw::HwConfig& c) {
   return p;
 }
 
+uint64_t MemoryParams::burst_cycles(uint64_t beats) const {
+  return uint64_t(std::ceil(double(beats * bus_bytes) / bytes_per_cycle - 1e-9)) + burst_overhead;
+}
+
 uint64_t MemoryParams::row_cycles(uint64_t bytes, bool write, uint64_t addr) const {
   uint64_t inflight[kMaxOutstanding];  // written before read: no initialization needed
   TransferResult tally;
-  return burst_row(*this, 0, addr, bytes, write, nullptr, inflight, tally, row_overhead);
+  return burst_row(*this, BurstCycles{*this, nullptr}, 0, addr, bytes, write, nullptr, inflight,
+                   tally, row_overhead, kNoBurstHook);
 }
 
 double MemoryParams::rows_cycles(double rows, double bytes, bool write) const {
   return rows * double(row_cycles(uint64_t(std::llround(bytes)), write));
+}
+
+MemorySystem::MemorySystem(const hw::HwConfig& c)
+    : p_(MemoryParams::from(c)), inflight_(std::max(p_.read_outstanding, p_.write_outstanding)) {
+  const uint64_t full = p_.max_burst_bytes / p_.bus_bytes + 1;  // a misaligned burst: one more beat
+  burst_cycles_.resize(full + 1);
+  for (uint64_t b = 0; b <= full; ++b) burst_cycles_[b] = p_.burst_cycles(b);
+}
+
+const RowPattern& MemorySystem::pattern(uint64_t addr, uint64_t bytes, bool write) {
+  // A row within one page is split at max_burst_bytes from its start only, so its bursts depend
+  // on its offset within a beat alone; a row that crosses a page is keyed by its page offset.
+  uint64_t page_offset = addr % kPageBytes;
+  if (page_offset + bytes <= kPageBytes) page_offset %= p_.bus_bytes;
+  RowPattern& r = pattern_;
+  if (r.valid && r.write == write && r.bytes == bytes && r.page_offset == page_offset) return r;
+  r.valid = true;
+  r.write = write;
+  r.bytes = bytes;
+  r.page_offset = page_offset;
+  r.bursts.clear();
+  TransferResult tally;
+  r.end = burst_row(p_, BurstCycles{p_, &burst_cycles_}, 0, page_offset, bytes, write, nullptr,
+                    inflight_.data(), tally, p_.row_overhead,
+                    [&r](uint64_t start, uint64_t cycles, uint64_t issue) {
+                      r.bursts.push_back(RowPattern::Burst{start, cycles, issue});
+                    });
+  r.port_cycles = tally.port_cycles;
+  return r;
 }
 
 void MemorySystem::clear() {
@@ -117,20 +165,35 @@ TransferResult MemorySystem::transfer(uint64_t t, uint64_t addr, uint64_t rows, 
   read_.forget_before(t);
   write_.forget_before(t);
   PortChannel& ch = write ? write_ : read_;
-  // On a channel with nothing booked from t on, the rows cannot be delayed: one pass.
-  const bool idle = ch.free_after(t);
-  uint64_t alone = t;
-  TransferResult unused;
-  if (!idle) {
-    for (uint64_t y = 0; y < rows; ++y) {
-      alone = burst_row(p_, alone, addr + y * stride_bytes, row_bytes, write, nullptr,
-                        inflight_.data(), unused, p_.row_overhead);
-    }
-  }
   uint64_t now = t;
+  if (!reference_ && ch.free_after(t)) {
+    // Nothing is booked from t on, so the rows cannot be delayed: each row is its pattern on an
+    // idle port, shifted to where the previous row completed, and its bursts are booked after
+    // everything else (what reserve would find, without the search).
+    for (uint64_t y = 0; y < rows; ++y) {
+      const RowPattern& pat = pattern(addr + y * stride_bytes, row_bytes, write);
+      for (const RowPattern::Burst& b : pat.bursts) ch.append(now + b.start, b.cycles, now + b.issue);
+      r.bursts += pat.bursts.size();
+      r.port_cycles += pat.port_cycles;
+      now += pat.end;
+    }
+    r.end = now;
+    return r;
+  }
+  // Other masters' bursts are booked ahead (or reference mode): book burst by burst, and charge
+  // the difference to the same rows on an idle port as the stall.
+  const bool idle = ch.free_after(t);
+  const BurstCycles occ{p_, reference_ ? nullptr : &burst_cycles_};
+  uint64_t alone = t;
+  TransferResult scratch;
   for (uint64_t y = 0; y < rows; ++y) {
-    now = burst_row(p_, now, addr + y * stride_bytes, row_bytes, write, &ch, inflight_.data(), r,
-                    p_.row_overhead);
+    alone = reference_ ? burst_row(p_, occ, alone, addr + y * stride_bytes, row_bytes, write,
+                                   nullptr, inflight_.data(), scratch, p_.row_overhead, kNoBurstHook)
+                       : alone + pattern(addr + y * stride_bytes, row_bytes, write).end;
+  }
+  for (uint64_t y = 0; y < rows; ++y) {
+    now = burst_row(p_, occ, now, addr + y * stride_bytes, row_bytes, write, &ch, inflight_.data(),
+                    r, p_.row_overhead, kNoBurstHook);
   }
   r.end = now;
   r.stall = idle ? 0 : now - std::min(now, alone);
@@ -140,7 +203,8 @@ TransferResult MemorySystem::transfer(uint64_t t, uint64_t addr, uint64_t rows, 
 TransferResult MemorySystem::read_burst(uint64_t t, uint64_t addr, uint64_t bytes) {
   TransferResult r;
   const uint64_t len = std::min(bytes, p_.max_burst_bytes);
-  r.end = burst_row(p_, t, addr, len, false, &read_, inflight_.data(), r, 0);
+  r.end = burst_row(p_, BurstCycles{p_, &burst_cycles_}, t, addr, len, false, &read_,
+                    inflight_.data(), r, 0, kNoBurstHook);
   // One burst: its channel time is the port cycles it held, ending with its data.
   r.data_start = r.end - r.port_cycles;
   return r;
@@ -148,8 +212,7 @@ TransferResult MemorySystem::read_burst(uint64_t t, uint64_t addr, uint64_t byte
 
 uint64_t MemorySystem::bytes_arrived(uint64_t start, uint64_t addr, uint64_t bytes) const {
   const uint64_t beats = (addr % p_.bus_bytes + bytes + p_.bus_bytes - 1) / p_.bus_bytes;
-  return start + p_.burst_overhead +
-         uint64_t(std::ceil(double(beats * p_.bus_bytes) / p_.bytes_per_cycle - 1e-9));
+  return start + BurstCycles{p_, &burst_cycles_}(beats);
 }
 
 }  // namespace tauvta::sim

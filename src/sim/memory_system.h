@@ -36,6 +36,11 @@ class PortChannel {
   uint64_t reserve(uint64_t t, uint64_t cycles, uint64_t issue = 0);
   // Whether nothing is reserved at or after t (a transfer starting then cannot be delayed).
   bool free_after(uint64_t t) const { return head_ == busy_.size() || busy_.back().end <= t; }
+  // Books [start, start + cycles) after everything reserved (the caller knows nothing is booked
+  // at or after `start`): reserve's result on such a calendar, without the search.
+  void append(uint64_t start, uint64_t cycles, uint64_t issue) {
+    if (cycles > 0) busy_.push_back(Interval{start, start + cycles, issue});
+  }
   // Forget intervals ending at or before t (no later request can start before t).
   void forget_before(uint64_t t);
   void clear() { busy_.clear(), head_ = 0; }
@@ -69,6 +74,9 @@ struct MemoryParams {
   uint64_t burst_overhead = 0;  // port cycles per burst besides its beats
   uint64_t row_overhead = 0;  // cycles the HLS memcpy loop spends per row before its first request
 
+  // Port cycles a burst of `beats` beats holds its data channel.
+  uint64_t burst_cycles(uint64_t beats) const;
+
   static MemoryParams from(const hw::HwConfig& c);
   // Cycles one row of `bytes` bytes takes on an idle port from its start (alignment as given).
   uint64_t row_cycles(uint64_t bytes, bool write, uint64_t addr = 0) const;
@@ -77,12 +85,28 @@ struct MemoryParams {
   double rows_cycles(double rows, double bytes, bool write) const;
 };
 
+// The bursts of one row on an idle port, relative to the row's start: what a row costs depends
+// only on its length, direction and where it starts within a 4 KiB page (within a beat, for a
+// row that stays in its page), so rows that share those are costed once and replayed.
+struct RowPattern {
+  struct Burst {
+    uint64_t start, cycles, issue;  // channel time and address issue, from the row's start
+  };
+  bool valid = false, write = false;
+  uint64_t page_offset = 0, bytes = 0;  // the key (see MemorySystem::pattern)
+  uint64_t end = 0;                     // the row's completion, from its start
+  uint64_t port_cycles = 0;
+  std::vector<Burst> bursts;
+};
+
 class MemorySystem {
  public:
-  explicit MemorySystem(const hw::HwConfig& c)
-      : p_(MemoryParams::from(c)), inflight_(std::max(p_.read_outstanding, p_.write_outstanding)) {}
+  explicit MemorySystem(const hw::HwConfig& c);
   const MemoryParams& params() const { return p_; }
   void clear();
+  // Reference mode: every row is costed and booked burst by burst through PortChannel::reserve,
+  // as the replayed patterns must equal (the tests compare the two).
+  void set_reference(bool on) { reference_ = on; }
   // `rows` rows of `row_bytes` bytes, row r at byte address addr + r * stride_bytes, starting at
   // `t`. Requests must come in nondecreasing `t` (see the header comment).
   TransferResult transfer(uint64_t t, uint64_t addr, uint64_t rows, uint64_t row_bytes,
@@ -95,9 +119,15 @@ class MemorySystem {
   uint64_t bytes_arrived(uint64_t start, uint64_t addr, uint64_t bytes) const;
 
  private:
+  // The pattern of a row of `bytes` bytes at `addr` (recomputed when the key changes).
+  const RowPattern& pattern(uint64_t addr, uint64_t bytes, bool write);
+
   MemoryParams p_;
   PortChannel read_, write_;
   std::vector<uint64_t> inflight_;  // completion times of the last `outstanding` bursts (ring)
+  std::vector<uint64_t> burst_cycles_;  // MemoryParams::burst_cycles by beats, up to a full burst
+  RowPattern pattern_;
+  bool reference_ = false;
 };
 
 }  // namespace tauvta::sim
