@@ -78,7 +78,7 @@ MemoryMapping map_queue_memory(Family family, int width, int log_depth) {
   MemoryMapping m = map_memory(family, width, log_depth);
   const bool bram = m.resources.bram36 > 0;
   m.resources.ff = bram ? width : 0;
-  if (bram) m.resources.lut += width;  // the head: the word read, or the one just written
+  m.resources.lut += width;  // the head: the word read, or the input passing an empty queue
   return m;
 }
 

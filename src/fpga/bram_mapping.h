@@ -17,10 +17,10 @@ struct MemoryMapping {
 MemoryMapping map_memory(Family family, int width, int log_depth);
 
 // A queue's memory (tauvta_fifo: written at the tail, its head read combinationally at a
-// registered pointer). yosys maps it by the same costs; in block RAM the pointer register becomes
-// the read address and the head is kept in `width` flip-flops behind a `width`-bit multiplexer
-// (the word read, or the one written into an empty queue); in LUT RAM the read is asynchronous
-// and needs neither.
+// registered pointer, or the input itself while the queue is empty, so a `width`-bit multiplexer
+// in front of the head either way). yosys maps it by the same costs; in block RAM the pointer
+// register becomes the read address and the head is kept in `width` flip-flops; in LUT RAM the
+// read is asynchronous and needs none.
 MemoryMapping map_queue_memory(Family family, int width, int log_depth);
 
 }  // namespace tauvta::fpga

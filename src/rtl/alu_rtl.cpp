@@ -132,11 +132,21 @@ std::string emit_alu(const DatapathShape& s) {
          "    out_valid <= running && pass == LAST_PASS;\n"
          "  end\n"
          "  initial running = 1'b0;\n"
+         "  wire [L*AW-1:0] f_lanes;  // this pass's results, lane by lane\n"
          "  generate for (j = 0; j < L; j = j + 1) begin : lane\n"
          "      wire signed [AW-1:0] x = va[(pass * L + j) * AW +: AW];\n"
          "      wire signed [AW-1:0] y = use_imm_q ? imm_x : $signed(vb[(pass * L + j) * AW +: AW]);\n";
     v += lane_function(s);
-    v += "      always @(posedge clk) if (running) r_q[(pass * L + j) * AW +: AW] <= f;\n"
+    // Each pass's results go to a slice of r_q at a constant position, one always block per
+    // pass: a lane writing r_q at a pass-dependent position from its own always block gives
+    // every bit of r_q a driver per lane (yosys: "multiple conflicting drivers"), which
+    // simulates but does not synthesize to the same hardware.
+    v += "      assign f_lanes[j*AW +: AW] = f;\n"
+         "  end endgenerate\n"
+         "  genvar q;\n"
+         "  generate for (q = 0; q < P; q = q + 1) begin : pass_write\n";
+    v += fmt::format("    localparam [{}:0] Q = q;\n", pass_bits - 1);
+    v += "    always @(posedge clk) if (running && pass == Q) r_q[q*L*AW +: L*AW] <= f_lanes;\n"
          "  end endgenerate\n";
   }
   v += "  assign r = r_q[V*AW-1:0];\n"

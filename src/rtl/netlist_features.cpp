@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <initializer_list>
+#include <iterator>
 
 #include "rtl/verilog_emit.h"
 
@@ -37,6 +38,7 @@ const char* feature_name(NetlistFeature f) {
     case NetlistFeature::kAdd2Bits: return "add2_bits";
     case NetlistFeature::kCsaBits: return "csa_bits";
     case NetlistFeature::kCsaDepthBits: return "csa_depth_bits";
+    case NetlistFeature::kCsaLuts: return "csa_luts";
     case NetlistFeature::kDelaySrl: return "delay_srl";
     case NetlistFeature::kOperandFf: return "operand_ff";
     case NetlistFeature::kProductRegFf: return "product_reg_ff";
@@ -87,10 +89,33 @@ int csa_levels(int n) {
   return levels;
 }
 
+// LUTs per operand bit of one sum of n signed operands (its compressor and carry chain), as
+// yosys 0.23 builds it alone: tools/synth/compressor_study.py, operands of 8 bits (README.md,
+// "The netlist features"). The cost grows with the compressor's depth, on UltraScale+ much
+// faster (ABC maps it into LUT6 + MUXF7/8/9). Between measured counts, linear in log2(n).
+double compressor_luts_per_bit(Family family, int n) {
+  struct Point {
+    int n;
+    double xc7, xcup;
+  };
+  static constexpr Point kMeasured[] = {{2, 0.50, 0.50}, {3, 0.67, 0.67}, {4, 1.09, 1.09},
+                                        {8, 1.36, 2.80}, {16, 2.14, 4.43}, {32, 2.24, 5.19}};
+  auto at_point = [family](const Point& p) { return family == Family::kXc7 ? p.xc7 : p.xcup; };
+  if (n <= kMeasured[0].n) return at_point(kMeasured[0]);
+  for (size_t i = 1; i < std::size(kMeasured); ++i) {
+    const Point &a = kMeasured[i - 1], &b = kMeasured[i];
+    if (n <= b.n) {
+      const double x = std::log2(double(n) / a.n) / std::log2(double(b.n) / a.n);
+      return at_point(a) + x * (at_point(b) - at_point(a));
+    }
+  }
+  return at_point(kMeasured[std::size(kMeasured) - 1]);
+}
+
 // One sum of `n` operands: `narrow` of `w` bits and, when `wide` > 0, one more of `wide` bits
 // (the accumulator). A two-operand add is its carry chain; more operands go through a
 // compressor first.
-void add_sum(NetlistFeatures& f, double lanes, int n, int w, int wide) {
+void add_sum(NetlistFeatures& f, Family family, double lanes, int n, int w, int wide) {
   const int operands = n + (wide > 0 ? 1 : 0);
   if (operands < 2) return;
   const double widest = std::max(w, wide);
@@ -99,6 +124,7 @@ void add_sum(NetlistFeatures& f, double lanes, int n, int w, int wide) {
     const double bits = double(n) * w + wide;
     at(f, NetlistFeature::kCsaBits) += lanes * bits;
     at(f, NetlistFeature::kCsaDepthBits) += lanes * bits * csa_levels(operands);
+    at(f, NetlistFeature::kCsaLuts) += lanes * bits * compressor_luts_per_bit(family, operands);
   }
 }
 
@@ -139,7 +165,7 @@ NetlistFeatures gemm(const DatapathShape& s, Family family) {
     n = (n + 1) / 2;
     w = std::min(w + 1, aw);
     if (s.tree_level_registered(level)) {
-      for (int g = 0; g < n; ++g) add_sum(f, lanes, start_n / n, start_w, 0);
+      for (int g = 0; g < n; ++g) add_sum(f, family, lanes, start_n / n, start_w, 0);
       tree_ff += double(n) * w;
       start_n = n;
       start_w = w;
@@ -148,7 +174,15 @@ NetlistFeatures gemm(const DatapathShape& s, Family family) {
   // The last stage adds its values and the accumulator (none of it in the fabric when a
   // BLOCK_IN 1 core's accumulate is in the DSP48E1).
   const bool acc_in_dsp = absorb && s.block_in == 1;
-  if (!acc_in_dsp) add_sum(f, lanes, start_n, start_w, aw);
+  if (!acc_in_dsp && s.dot_width < aw) {
+    // The generator sign-extends the dot with a concatenation before the accumulate
+    // (gemm_core_rtl.cpp), and alumacc does not merge an add through one: the last tree levels
+    // are one sum at the dot's width and the accumulate a two-operand add of its own.
+    add_sum(f, family, lanes, start_n, start_w, 0);
+    add_sum(f, family, lanes, 1, s.dot_width, aw);
+  } else if (!acc_in_dsp) {
+    add_sum(f, family, lanes, start_n, start_w, aw);
+  }
   at(f, NetlistFeature::kTreeRegFf) = lanes * tree_ff;
   at(f, NetlistFeature::kAccFf) = lanes * aw;
   at(f, NetlistFeature::kOutLaneBits) = lanes * s.out_width;

@@ -52,6 +52,7 @@ enum class NetlistFeature : unsigned char {
   kAdd2Bits,           // two-operand adds: bits of the wider operand (one LUT per carry bit)
   kCsaBits,            // multi-operand adds: operand bits into the compressor
   kCsaDepthBits,       // the same x its carry-save levels (Dadda: 3:2 levels down to two rows)
+  kCsaLuts,            // the same x the LUTs per operand bit of such a sum synthesized alone
   kDelaySrl,           // accumulator delay chains of 3+ registers (one SRL16E per bit)
   kOperandFf,          // operand registers outside DSP slices
   kProductRegFf,       // product registers outside DSP slices

@@ -101,7 +101,7 @@ _INFRA_FF = ["one", "bus_bits", "elem_bits", "wide_gather_bits", "addr_bits", "h
 MODELS = {
     "gemm": {
         "LUT": ["one", "lut_pp_bits", "lut_pp_depth_bits", "add2_bits", "csa_bits",
-                "csa_depth_bits", "delay_srl"],
+                "csa_depth_bits", "csa_luts", "delay_srl"],
         "FF": ["one", "operand_ff", "product_reg_ff", "tree_reg_ff", "acc_ff", "out_lane_bits",
                "delay_ff"],
         "DSP": ["dsp_products"],
@@ -119,8 +119,9 @@ for _m in ("fetch", "load", "compute_ctrl", "store", "cmd_queues", "token_queues
 
 # The parts' queue memories (tauvta_fifo) are priced by the memory-mapping rule
 # (fpga::map_queue_memory), so their closed forms are fitted to the logic alone: LUTs without the
-# LUT RAM cells, and without the head register and multiplexer a block-RAM queue keeps (`width`
-# flip-flops and LUTs each).
+# LUT RAM cells and without the `width`-bit multiplexer in front of every queue's head (the word
+# read, or the input passing an empty queue), flip-flops without the head register a block-RAM
+# queue keeps (`width` bits).
 QUEUE_WIDTH = {"fetch": lambda p: 128, "store": lambda p: int(p["EWO"]),
                "cmd_queues": lambda p: int(p["W"])}
 
@@ -128,11 +129,11 @@ QUEUE_WIDTH = {"fetch": lambda p: 128, "store": lambda p: int(p["EWO"]),
 def target(r, resource):
     v = num(r[resource])
     if r["module"] in QUEUE_WIDTH and resource in ("LUT", "FF"):
-        head = 0
-        if "RAMB" in r["cells"]:  # the head register and its multiplexer, `width` bits each
-            params = dict(x.split("=") for x in r["params"].split())
-            head = int(r.get("instances") or 1) * QUEUE_WIDTH[r["module"]](params)
-        return v - head - (num(r["LUT_mem"]) if resource == "LUT" else 0)
+        params = dict(x.split("=") for x in r["params"].split())
+        width = int(r.get("instances") or 1) * QUEUE_WIDTH[r["module"]](params)
+        if resource == "LUT":
+            return v - width - num(r["LUT_mem"])
+        return v - (width if "RAMB" in r["cells"] else 0)
     return v
 
 

@@ -57,7 +57,7 @@ FAMILIES = ("xc7", "xcup")
 # (src/rtl/netlist_features.h); generate() checks that design.json has exactly these. Every row
 # carries all of them as f_ columns: the features of its module for its family.
 FEATURES = ["one", "dsp_products", "lut_pp_bits", "lut_pp_depth_bits", "add2_bits", "csa_bits",
-            "csa_depth_bits", "delay_srl", "operand_ff", "product_reg_ff", "tree_reg_ff", "acc_ff",
+            "csa_depth_bits", "csa_luts", "delay_srl", "operand_ff", "product_reg_ff", "tree_reg_ff", "acc_ff",
             "out_lane_bits", "delay_ff", "alu_lane_bits", "alu_shift_bits", "alu_mul_dsp",
             "alu_pass_bits", "alu_single_pass_bits", "alu_multi_pass_lane_bits",
             "alu_operand_bits", "bus_bits", "elem_bits", "narrow_lane_mux_bits",
@@ -614,10 +614,15 @@ INFRA_PARTS = {  # part -> (module, instance names in tauvta_accelerator.v)
     "token_queues": ("tauvta_token_queue", ("l2g", "g2l", "g2s", "s2g")),
     "control": ("tauvta_control", ("control",)),
 }
-INFRA_LIBRARY = ["tauvta_insn_fields.v", "tauvta_insn_seq.v", "tauvta_fifo.v",
-                 "tauvta_token_queue.v", "tauvta_axi_reader.v", "tauvta_axi_writer.v",
-                 "tauvta_unpack.v", "tauvta_pack.v", "tauvta_load_engine.v", "tauvta_fetch.v",
-                 "tauvta_load.v", "tauvta_compute_ctrl.v", "tauvta_store.v", "tauvta_control.v"]
+# Every file `tauvta rtl` writes except the datapath's and the top: the library modules the parts
+# instantiate (src/rtl/verilog/, plus the generated instruction-field decoder).
+INFRA_EXCLUDED = {"tauvta_compute.v", "tauvta_gemm_core.v", "tauvta_alu.v", "tauvta_sram.v",
+                  "tauvta_accelerator.v"}
+
+
+def infra_library(work):
+    return sorted(f for f in os.listdir(work)
+                  if f.startswith("tauvta_") and f.endswith(".v") and f not in INFRA_EXCLUDED)
 
 
 def infra_config(rng):
@@ -671,13 +676,29 @@ def infra_id(cfg):
                 t.get("CMD_QUEUE_DEPTH", 8), t.get("TOKEN_QUEUE_DEPTH", 8))
 
 
+def infra_whole_bytes(cfg):
+    # tauvta's whole-byte element rule (hw_config.cpp) for inp, wgt and out (acc is 2^4+ bits).
+    return (cfg["LOG_BATCH"] + cfg["LOG_BLOCK_IN"] + cfg["LOG_INP_WIDTH"] >= 3 and
+            cfg["LOG_BLOCK_OUT"] + cfg["LOG_BLOCK_IN"] + cfg["LOG_WGT_WIDTH"] >= 3 and
+            cfg["LOG_BATCH"] + cfg["LOG_BLOCK_OUT"] + cfg["LOG_INP_WIDTH"] >= 3)
+
+
 def infra_points(family, count=None):
-    # Random configs (seed 34), split fit/holdout; xcup the first ones of the same list.
+    # Random configs (seed 34), split fit/holdout, the same for both families (a config tauvta
+    # refuses is synthesized as nothing and dropped); then more held-out ones (seed 3434), all
+    # valid.
     rng = random.Random(34)
     pts = [("infra", "fit", c) for c in INFRA_FIXED]
-    n_fit, n_hold = (8, 2) if family == "xc7" else (4, 2)
+    n_fit, n_hold = 8, 2
     for k in range(n_fit + n_hold):
         pts.append(("infra", "fit" if k < n_fit else "holdout", infra_config(rng)))
+    rng = random.Random(3434)
+    extra = 0
+    while extra < 3:
+        cfg = infra_config(rng)
+        if infra_whole_bytes(cfg):
+            pts.append(("infra", "holdout", cfg))
+            extra += 1
     return pts
 
 
@@ -695,7 +716,7 @@ def run_infra(args, family, cfg, work):
     design = generate(args.tauvta, cfg, work)
     with open(os.path.join(work, "tauvta_accelerator.v")) as f:
         top = f.read()
-    files = [os.path.join(work, f) for f in INFRA_LIBRARY]
+    files = [os.path.join(work, f) for f in infra_library(work)]
     rows = []
     for part, (module, instances) in INFRA_PARTS.items():
         params = instance_params(top, module, instances[0])
