@@ -223,7 +223,10 @@ void add_streams(NetlistFeatures& f, int bus_bits, std::initializer_list<Stream>
     at(f, NetlistFeature::kElemBits) += st.elem_bits;
     at(f, NetlistFeature::kAddrBits) += st.addr_bits;
     if (st.elem_bits < bus_bits) {
-      at(f, NetlistFeature::kNarrowLaneMuxBits) += double(st.elem_bits) * ceil_log2(bus_bits / st.elem_bits);
+      // An R:1 multiplexer per element bit, R = beat / element lanes: one LUT6 takes a 4:1, so
+      // R <= 4 is one LUT a bit and wider ones R / 4 (with MUXF7/F8 joining them).
+      const int lanes = bus_bits / st.elem_bits;
+      at(f, NetlistFeature::kNarrowLaneMuxBits) += double(st.elem_bits) * std::max(1, lanes / 4);
     } else {
       at(f, NetlistFeature::kWideGatherBits) += st.elem_bits - bus_bits;
     }

@@ -115,6 +115,9 @@ MODELS = {
 }
 for _m in ("fetch", "load", "compute_ctrl", "store", "cmd_queues", "token_queues", "control"):
     MODELS[_m] = {"LUT": _INFRA_LUT, "FF": _INFRA_FF, "DSP": ["one"]}
+# The store's packer writes an element into its lane of the beat with a load enable per lane (no
+# lane multiplexer; tauvta_pack.v): its logic follows the beat, not the element's lanes.
+MODELS["store"]["LUT"] = ["one", "bus_bits"]
 
 
 # The parts' queue memories (tauvta_fifo) are priced by the memory-mapping rule

@@ -711,14 +711,17 @@ def instance_params(top_text, module, instance):
     return dict(re.findall(r"\.(\w+)\((\d+)\)", m.group(1)))
 
 
-def run_infra(args, family, cfg, work):
-    """Synthesizes every part of the accelerator outside the datapath; returns one row per part."""
+def run_infra(args, family, cfg, work, parts=None):
+    """Synthesizes the parts of the accelerator outside the datapath (`parts`, default every one);
+    returns one row per part."""
     design = generate(args.tauvta, cfg, work)
     with open(os.path.join(work, "tauvta_accelerator.v")) as f:
         top = f.read()
     files = [os.path.join(work, f) for f in infra_library(work)]
     rows = []
     for part, (module, instances) in INFRA_PARTS.items():
+        if parts is not None and part not in parts:
+            continue
         params = instance_params(top, module, instances[0])
         chparam = "".join(f"chparam -set {k} {v} {module}; " for k, v in params.items())
         r, cells = synth(family, files, module, os.path.join(work, part), chparam=chparam,
@@ -747,8 +750,13 @@ def run_infra_family(args, family):
     if args.only:
         pts = [t for t in pts if re.search(args.only, infra_id(t[2]))]
     path = os.path.join(args.out, f"infra_{family}.csv")
-    done = {r["id"] for r in read_csv_rows(path)}
-    todo = [t for t in pts if infra_id(t[2]) not in done]
+    # A config is done when every part has its row (a part whose RTL changed is deleted and rerun
+    # alone).
+    have = {}
+    for r in read_csv_rows(path):
+        have.setdefault(r["id"], set()).add(r["module"])
+    missing = {infra_id(t[2]): set(INFRA_PARTS) - have.get(infra_id(t[2]), set()) for t in pts}
+    todo = [t for t in pts if missing[infra_id(t[2])]]
     print(f"{family} infra: {len(pts)} configs, {len(pts) - len(todo)} done, {len(todo)} to run",
           flush=True)
     header = INFRA_COLUMNS
@@ -768,7 +776,7 @@ def run_infra_family(args, family):
             pid = infra_id(cfg)
             work = tempfile.mkdtemp(prefix=f"{family}-{pid[:40]}-", dir=args.work)
             try:
-                rows = run_infra(args, family, cfg, work)
+                rows = run_infra(args, family, cfg, work, missing[pid])
             except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
                 print(f"  FAILED {family} {pid}: {e}", flush=True)
                 with open(os.path.join(args.out, f"failed_{family}.txt"), "a") as ff:
@@ -900,13 +908,16 @@ def main():
     families = args.family or list(FAMILIES)
     modules = [m for m in args.modules.split(",") if m]
     def family_points(family):
-        pts = all_points(modules, family)
+        pts = all_points([m for m in modules if m != "infra"], family)
         if args.only:
             pts = [t for t in pts if re.search(args.only, point_id(t[0], t[2]))]
         return pts
     if args.list:
         for family in families:
-            pts = family_points(family)
+            if "infra" in modules:
+                for _, split, cfg in infra_points(family):
+                    print(f"{family:5s} {split:8s} {infra_id(cfg)}")
+            pts = family_points(family) if [m for m in modules if m != "infra"] else []
             for m, s, p in pts:
                 print(f"{family:5s} {s:8s} {point_id(m, p)}")
             print(f"{family}: {len(pts)} points")

@@ -49,26 +49,39 @@ module tauvta_pack #(
       end
     end else begin : place
       localparam R = 1 << (LOG_B - LOG_E);
-      localparam [31:0] LAST = R - 1;
+      localparam LB = LOG_B - LOG_E;  // lane index bits
+      localparam [LB-1:0] LAST = R - 1;
       reg [DW-1:0] hold;
       reg full;
-      reg [31:0] lane, left;
+      reg [LB-1:0] lane;
+      reg [31:0] left;
+      // The row's first lane is within a beat; its high bits are zero.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire unused = |start_lane[31:LB];
+      /* verilator lint_on UNUSEDSIGNAL */
+      wire take = !rst && !start && elem_valid && elem_ready;
       assign beat_valid = full;
       assign beat = hold;
       assign elem_ready = !full && left != 0;
+      // Each lane's bits are written from their own block at a constant position (a load enable
+      // per lane), not at a lane-dependent position, which yosys builds as shifters over the beat.
+      genvar r;
+      for (r = 0; r < R; r = r + 1) begin : lane_write
+        localparam [LB-1:0] RL = r;
+        always @(posedge clk) if (take && lane == RL) hold[r * EW +: EW] <= elem;
+      end
       always @(posedge clk) begin
         if (rst) begin
           full <= 1'b0;
           lane <= 0;
           left <= 0;
         end else if (start) begin
-          lane <= start_lane;
+          lane <= start_lane[LB-1:0];
           left <= count;
         end else begin
           if (beat_valid && beat_ready) full <= 1'b0;
           if (elem_valid && elem_ready) begin
-            hold[lane * EW +: EW] <= elem;
-            lane <= lane == LAST ? 0 : lane + 1;
+            lane <= lane == LAST ? 0 : lane + 1'b1;
             left <= left - 1;
             if (lane == LAST || left == 32'd1) full <= 1'b1;
           end
