@@ -21,7 +21,14 @@
 #include "lower/tuning_record.h"
 
 namespace tauvta::backend {
+
 namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size();
+  return m == 0 ? 0.0 : m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
 
 struct OpLogRow {
   const lower::TuningRecord* record = nullptr;
@@ -81,6 +88,8 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
   nlohmann::json jrows = nlohmann::json::array();
   std::string csv = "line,task,config,workload,schedule,cycles,seconds_at_clock,gops,gemm_utilization,board_seconds,error,result\n";
   std::vector<double> mag;  // |model - board| / board of every record that ran and has a board time
+  // The signed errors by kind of record: template, kernel (1x1 layers behave apart) and config.
+  std::map<std::string, std::vector<double>> by_kind;
   for (const OpLogRow& row : rows) {
     const lower::TuningRecord& r = *row.record;
     const double board = lower::record_seconds(r);
@@ -91,7 +100,12 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
     const std::string board_us = std::isfinite(board) ? fmt::format("{:.1f}", board * 1e6) : "-";
     const bool compared = ran && std::isfinite(board) && board > 0;
     const double error = compared ? (row.run.seconds_at_clock - board) / board : 0.0;
-    if (compared) mag.push_back(std::fabs(error));
+    if (compared) {
+      mag.push_back(std::fabs(error));
+      by_kind[fmt::format("{} k{}x{} on {}", lower::op_kind_task(r.workload.kind), r.workload.kernel_h,
+                          r.workload.kernel_w, row.config_name)]
+          .push_back(error);
+    }
     if (ran) {
       out += fmt::format("{:>5}  {:<17}{:<27}{:<60}{:>10}{:>10.1f}{:>7.2f}{:>5.0f}%{:>11}{:>8}  {}\n", r.line, task,
                          row.config_name, r.workload.to_string(), row.run.report.cycles,
@@ -138,6 +152,20 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
     out += fmt::format("model vs board over {} records: median |error| {:.1f}%, max |error| {:.1f}%, {} above 35%\n", m,
                        100 * median, 100 * mag.back(), over35);
     summary = {{"records", m}, {"median_abs_error", median}, {"max_abs_error", mag.back()}, {"above_35_percent", over35}};
+    out += fmt::format("{:<60}{:>8}{:>16}{:>16}{:>16}\n", "by kind (template, kernel, config)", "records",
+                       "median error", "median |error|", "max |error|");
+    nlohmann::json kinds = nlohmann::json::array();
+    for (auto& [kind, errors] : by_kind) {
+      std::vector<double> abs_errors;
+      for (double e : errors) abs_errors.push_back(std::fabs(e));
+      const double med = median_of(errors), med_abs = median_of(abs_errors);
+      const double worst = *std::max_element(abs_errors.begin(), abs_errors.end());
+      out += fmt::format("{:<60}{:>8}{:>15.1f}%{:>15.1f}%{:>15.1f}%\n", kind, errors.size(), 100 * med,
+                         100 * med_abs, 100 * worst);
+      kinds.push_back({{"kind", kind}, {"records", errors.size()}, {"median_error", med},
+                       {"median_abs_error", med_abs}, {"max_abs_error", worst}});
+    }
+    summary["by_kind"] = kinds;
   }
   terminal << out;
   nlohmann::json cfgs = nlohmann::json::object();

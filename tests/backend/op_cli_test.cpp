@@ -130,6 +130,20 @@ TEST(OpCli, CalibratedModelMatchesTheBoardRecords) {
   ASSERT_EQ(r.code, 0) << r.out;
   const nlohmann::json j = nlohmann::json::parse(std::ifstream(dir / "c.json"));
   EXPECT_LE(j["board_comparison"]["median_abs_error"].get<double>(), 0.12) << r.out;
+  // The error by kind of record: the 1x16 and 4x8 bitstreams' 3x3 and 1x1 layers apart, counts
+  // adding up to the records compared, the 4x8 1x1 kind holding record 30's +59%.
+  const auto& kinds = j["board_comparison"]["by_kind"];
+  ASSERT_EQ(kinds.size(), 4u) << kinds.dump(1);
+  int counted = 0;
+  for (const auto& k : kinds) {
+    counted += k["records"].get<int>();
+    const std::string name = k["kind"];
+    if (name.find("k1x1 on 4x8") != std::string::npos) {
+      EXPECT_GT(k["max_abs_error"].get<double>(), 0.5) << name;
+    }
+  }
+  EXPECT_EQ(counted, j["board_comparison"]["records"].get<int>());
+  EXPECT_NE(r.out.find("by kind (template, kernel, config)"), std::string::npos) << r.out;
   for (const auto& rec : j["records"]) {
     const int line = rec["line"];
     const bool july = line <= 10 || line >= 22;
