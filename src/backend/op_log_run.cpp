@@ -147,7 +147,7 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
   if (!mag.empty()) {
     std::sort(mag.begin(), mag.end());
     const size_t m = mag.size();
-    const double median = m % 2 ? mag[m / 2] : (mag[m / 2 - 1] + mag[m / 2]) / 2;
+    const double median = median_of(mag);
     const size_t over35 = size_t(std::count_if(mag.begin(), mag.end(), [](double e) { return e > 0.35; }));
     out += fmt::format("model vs board over {} records: median |error| {:.1f}%, max |error| {:.1f}%, {} above 35%\n", m,
                        100 * median, 100 * mag.back(), over35);

@@ -217,12 +217,17 @@ struct Stream {
   int elem_bits, addr_bits;
 };
 
-void add_streams(NetlistFeatures& f, int bus_bits, std::initializer_list<Stream> streams) {
+// `reads`: the streams come from the bus (tauvta_unpack picks an element narrower than a beat
+// with a lane multiplexer); the store's writes place it with a load enable per lane
+// (tauvta_pack), no multiplexer.
+void add_streams(NetlistFeatures& f, int bus_bits, std::initializer_list<Stream> streams,
+                 bool reads = true) {
   at(f, NetlistFeature::kBusBits) = bus_bits;
   for (const Stream& st : streams) {
     at(f, NetlistFeature::kElemBits) += st.elem_bits;
     at(f, NetlistFeature::kAddrBits) += st.addr_bits;
     if (st.elem_bits < bus_bits) {
+      if (!reads) continue;
       // An R:1 multiplexer per element bit, R = beat / element lanes: one LUT6 takes a 4:1, so
       // R <= 4 is one LUT a bit and wider ones R / 4 (with MUXF7/F8 joining them).
       const int lanes = bus_bits / st.elem_bits;
@@ -261,7 +266,7 @@ NetlistFeatures accelerator_part(NetlistModule m, const hw::HwConfig& c, const D
       at(f, NetlistFeature::kHostBits) = host_width(s);
       break;
     case NetlistModule::kStore:
-      add_streams(f, bus, {{buf(BufferId::kOut).width, buf(BufferId::kOut).log_depth}});
+      add_streams(f, bus, {{buf(BufferId::kOut).width, buf(BufferId::kOut).log_depth}}, false);
       add_queue(f, 4);
       break;
     case NetlistModule::kCmdQueues:

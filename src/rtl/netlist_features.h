@@ -71,7 +71,7 @@ enum class NetlistFeature : unsigned char {
   // The accelerator around the datapath (fetch, load, compute control, store, queues, control)
   kBusBits,            // AXI data bits: the R/W beat path of the module's master
   kElemBits,           // element bits of the module's streams (the write-data and gather registers)
-  kNarrowLaneMuxBits,  // elements narrower than a beat: element bits x LUT6s of a (beat / element):1 mux
+  kNarrowLaneMuxBits,  // elements read narrower than a beat: element bits x LUT6s of a (beat / element):1 mux
   kWideGatherBits,     // elements wider than a beat: the beats held until the element is whole
   kAddrBits,           // buffer address bits of the module's streams
   kHostBits,           // the compute module's buffer write port (micro-ops and accumulators)

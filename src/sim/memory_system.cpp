@@ -182,7 +182,6 @@ TransferResult MemorySystem::transfer(uint64_t t, uint64_t addr, uint64_t rows, 
   }
   // Other masters' bursts are booked ahead (or reference mode): book burst by burst, and charge
   // the difference to the same rows on an idle port as the stall.
-  const bool idle = ch.free_after(t);
   const BurstCycles occ{p_, reference_ ? nullptr : &burst_cycles_};
   uint64_t alone = t;
   TransferResult scratch;
@@ -196,7 +195,7 @@ TransferResult MemorySystem::transfer(uint64_t t, uint64_t addr, uint64_t rows, 
                     r, p_.row_overhead, kNoBurstHook);
   }
   r.end = now;
-  r.stall = idle ? 0 : now - std::min(now, alone);
+  r.stall = now - std::min(now, alone);
   return r;
 }
 

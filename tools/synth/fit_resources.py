@@ -116,7 +116,9 @@ MODELS = {
 for _m in ("fetch", "load", "compute_ctrl", "store", "cmd_queues", "token_queues", "control"):
     MODELS[_m] = {"LUT": _INFRA_LUT, "FF": _INFRA_FF, "DSP": ["one"]}
 # The store's packer writes an element into its lane of the beat with a load enable per lane (no
-# lane multiplexer; tauvta_pack.v): its logic follows the beat, not the element's lanes.
+# lane multiplexer, so no narrow_lane_mux_bits; tauvta_pack.v): its logic follows the beat. The
+# element and address terms are left out too: on xcup they only fitted the bimodal mapping
+# (README.md, "The parts around the datapath").
 MODELS["store"]["LUT"] = ["one", "bus_bits"]
 
 

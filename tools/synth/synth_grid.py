@@ -677,10 +677,8 @@ def infra_id(cfg):
 
 
 def infra_whole_bytes(cfg):
-    # tauvta's whole-byte element rule (hw_config.cpp) for inp, wgt and out (acc is 2^4+ bits).
-    return (cfg["LOG_BATCH"] + cfg["LOG_BLOCK_IN"] + cfg["LOG_INP_WIDTH"] >= 3 and
-            cfg["LOG_BLOCK_OUT"] + cfg["LOG_BLOCK_IN"] + cfg["LOG_WGT_WIDTH"] >= 3 and
-            cfg["LOG_BATCH"] + cfg["LOG_BLOCK_OUT"] + cfg["LOG_INP_WIDTH"] >= 3)
+    return gemm_valid(1 << cfg["LOG_BATCH"], 1 << cfg["LOG_BLOCK_IN"], 1 << cfg["LOG_BLOCK_OUT"],
+                      1 << cfg["LOG_INP_WIDTH"], 1 << cfg["LOG_WGT_WIDTH"])
 
 
 def infra_points(family, count=None):
