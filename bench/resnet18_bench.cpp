@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("{:<48}{:>12.4f}\n", "lowering, warm heuristic cache (s)", lower_warm);
     std::cout << fmt::format("{:<48}{:>12.4f}\n", "full run: accelerator simulation wall (s)", vta_sim_s);
     std::cout << fmt::format("{:<48}{:>12.4f}\n", "full run incl. CPU layers and transfers (s)", full_s);
-    std::cout << fmt::format("{:<48}{:>12.4f}\n", "timing-only run (s)", timing_s);
+    std::cout << fmt::format("{:<48}{:>12.3f}\n", "timing-only run (ms)", timing_s * 1e3);
     std::cout << fmt::format("{:<48}{:>12.4f}\n", "float reference forward (s)", float_s);
     std::cout << fmt::format("{:<48}{:>12.4f}\n", "integer reference forward (s)", int_s);
     std::cout << fmt::format("{:<48}{:>12.2f}\n", "full simulation / float forward", vta_sim_s / float_s);

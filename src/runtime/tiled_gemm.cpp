@@ -366,6 +366,7 @@ GemmRun run_tiled_gemm(Device& device, std::span<const int32_t> a, std::span<con
     CommandBuilderOptions cbo;
     cbo.max_insns = options.max_insns;
     cbo.run_options.timing_only = options.timing_only;
+  cbo.run_options.reference_memory = options.reference_memory;
     cbo.run_options.check_hazards = options.check_hazards;
     CommandBuilder cb(device, cbo);
     emit_tiled_gemm(cb, inp, wgt, out, shape, run.tiling);

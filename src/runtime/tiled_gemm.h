@@ -52,6 +52,7 @@ struct GemmRunOptions {
   std::optional<GemmTiling> tiling;  // default: choose_gemm_tiling
   bool timing_only = false;          // cycles only: nothing is computed or read back
   bool check_hazards = false;
+  bool reference_memory = false;     // sim::RunOptions::reference_memory
   size_t max_insns = size_t(1) << 16;
 };
 

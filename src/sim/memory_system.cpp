@@ -18,19 +18,60 @@ uint64_t PortChannel::reserve(uint64_t t, uint64_t cycles, uint64_t issue) {
   for (; it != busy_.end(); ++it) {
     if (it->issue > issue && it->start >= s) break;  // issued later and not started: it yields
     if (s + cycles <= it->start) break;              // fits in the gap before *it
+    if (it->row != nullptr && it->last - it->first > 1) {
+      // Past a run's first burst there is no gap; the bursts that start at or after `after` (the
+      // ones before end by then or are under way) follow each other from s on, and the first of
+      // them issued after this request yields. Starts and issues both rise along the run.
+      const std::vector<RowPattern::Burst>& b = it->row->bursts;
+      const RowPattern::Burst& f = b[it->first];
+      const uint64_t after = std::max(s, f.start + f.cycles + it->shift);
+      const auto first = b.begin() + it->first + 1, last = b.begin() + it->last;
+      auto j = std::partition_point(first, last, [&](const RowPattern::Burst& x) {
+        return x.start + it->shift < after;
+      });
+      j = std::partition_point(j, last, [&](const RowPattern::Burst& x) {
+        return x.issue + it->issue_shift <= issue;
+      });
+      if (j != last) {
+        s = j->start + it->shift;
+        it = split(it, uint32_t(j - b.begin()));
+        break;
+      }
+    }
     s = std::max(s, it->end);
   }
   const uint64_t e = s + cycles;
   it = busy_.insert(it, Interval{s, e, issue});
-  // The bookings this one overtook queue behind it.
+  // The bookings this one overtook queue behind it (a run's bursts abut, so it moves whole).
   uint64_t front = e;
   for (++it; it != busy_.end() && it->start < front; ++it) {
     const uint64_t d = front - it->start;
     it->start += d;
     it->end += d;
+    it->shift += d;
     front = it->end;
   }
   return s;
+}
+
+std::vector<PortChannel::Interval>::iterator PortChannel::split(std::vector<Interval>::iterator it,
+                                                                 uint32_t j) {
+  const std::vector<RowPattern::Burst>& b = it->row->bursts;
+  Interval tail = *it;
+  tail.first = j;
+  tail.start = b[j].start + it->shift;
+  tail.issue = b[j].issue + it->issue_shift;
+  it->last = j;
+  it->end = b[j - 1].start + b[j - 1].cycles + it->shift;
+  return busy_.insert(it + 1, tail);
+}
+
+void PortChannel::append(uint64_t at, const RowPattern& row) {
+  for (const RowPattern::Run& r : row.runs) {
+    const RowPattern::Burst &f = row.bursts[r.first], &l = row.bursts[r.last - 1];
+    busy_.push_back(
+        Interval{at + f.start, at + l.start + l.cycles, at + f.issue, &row, r.first, r.last, at, at});
+  }
 }
 
 void PortChannel::forget_before(uint64_t t) {
@@ -131,30 +172,76 @@ MemorySystem::MemorySystem(const hw::HwConfig& c)
 }
 
 const RowPattern& MemorySystem::pattern(uint64_t addr, uint64_t bytes, bool write) {
-  // A row within one page is split at max_burst_bytes from its start only, so its bursts depend
-  // on its offset within a beat alone; a row that crosses a page is keyed by its page offset.
-  uint64_t page_offset = addr % kPageBytes;
-  if (page_offset + bytes <= kPageBytes) page_offset %= p_.bus_bytes;
-  RowPattern& r = pattern_;
-  if (r.valid && r.write == write && r.bytes == bytes && r.page_offset == page_offset) return r;
-  r.valid = true;
-  r.write = write;
-  r.bytes = bytes;
-  r.page_offset = page_offset;
-  r.bursts.clear();
-  TransferResult tally;
-  r.end = burst_row(p_, BurstCycles{p_, &burst_cycles_}, 0, page_offset, bytes, write, nullptr,
-                    inflight_.data(), tally, p_.row_overhead,
-                    [&r](uint64_t start, uint64_t cycles, uint64_t issue) {
-                      r.bursts.push_back(RowPattern::Burst{start, cycles, issue});
-                    });
-  r.port_cycles = tally.port_cycles;
-  return r;
+  const uint64_t key = pattern_key(addr, bytes, write);
+  const uint64_t page_offset = key >> 1 & (kPageBytes - 1);  // as pattern_key packed it
+  CachedPattern& cached = pattern_cache_[(key * 0x9E3779B97F4A7C15ull) >> 54];
+  if (cached.row != nullptr && cached.key == key) return *cached.row;
+  auto [pos, fresh] = pattern_index_.try_emplace(key, nullptr);
+  if (fresh) {
+    RowPattern& r = patterns_.emplace_back();
+    r.write = write;
+    r.bytes = bytes;
+    r.page_offset = page_offset;
+    r.key = key;
+    TransferResult tally;
+    r.end = burst_row(p_, BurstCycles{p_, &burst_cycles_}, 0, page_offset, bytes, write, nullptr,
+                      inflight_.data(), tally, p_.row_overhead,
+                      [&r](uint64_t start, uint64_t cycles, uint64_t issue) {
+                        r.bursts.push_back(RowPattern::Burst{start, cycles, issue});
+                      });
+    r.port_cycles = tally.port_cycles;
+    for (const RowPattern::Burst& x : r.bursts) {
+      if (x.cycles > 0) r.busy_end = x.start + x.cycles;
+    }
+    // Back-to-back bursts form runs; a burst of no cycles books nothing (as reserve does).
+    for (uint32_t j = 0; j < r.bursts.size(); ++j) {
+      const RowPattern::Burst& x = r.bursts[j];
+      if (x.cycles == 0) continue;
+      if (!r.runs.empty() && r.runs.back().last == j) {
+        const RowPattern::Burst& prev = r.bursts[j - 1];
+        if (prev.start + prev.cycles == x.start) {
+          ++r.runs.back().last;
+          continue;
+        }
+      }
+      r.runs.push_back(RowPattern::Run{j, j + 1});
+    }
+    pattern_bursts_ += r.bursts.size();
+    pos->second = &r;
+  }
+  cached = CachedPattern{key, pos->second};
+  return *cached.row;
+}
+
+void MemorySystem::trim_patterns() {
+  if (pattern_bursts_ <= kMaxPatternBursts || !read_.empty() || !write_.empty()) return;
+  patterns_.clear();
+  pattern_index_.clear();
+  pattern_cache_.fill(CachedPattern{});
+  pattern_bursts_ = 0;
+}
+
+void MemorySystem::flush(bool write) {
+  Pending& p = pending_[write ? 1 : 0];
+  if (!p.live) return;
+  p.live = false;
+  // Bursts over by the last transfer's start are forgotten anyway (forget_before).
+  if (p.busy_end <= horizon_) return;
+  PortChannel& ch = write ? write_ : read_;
+  uint64_t now = p.at;
+  for (uint64_t y = 0; y < p.rows; ++y) {
+    const RowPattern& pat = pattern(p.addr + y * p.stride, p.row_bytes, write);
+    ch.append(now, pat);
+    now += pat.end;
+  }
 }
 
 void MemorySystem::clear() {
   read_.clear();
   write_.clear();
+  pending_[0].live = pending_[1].live = false;
+  horizon_ = 0;
+  trim_patterns();
 }
 
 TransferResult MemorySystem::transfer(uint64_t t, uint64_t addr, uint64_t rows, uint64_t row_bytes,
@@ -164,22 +251,32 @@ TransferResult MemorySystem::transfer(uint64_t t, uint64_t addr, uint64_t rows, 
   if (rows == 0 || row_bytes == 0) return r;
   read_.forget_before(t);
   write_.forget_before(t);
+  horizon_ = t;
+  trim_patterns();
   PortChannel& ch = write ? write_ : read_;
+  Pending& pending = pending_[write ? 1 : 0];
   uint64_t now = t;
-  if (!reference_ && ch.free_after(t)) {
+  if (!reference_ && ch.free_after(t) && (!pending.live || pending.busy_end <= t)) {
     // Nothing is booked from t on, so the rows cannot be delayed: each row is its pattern on an
-    // idle port, shifted to where the previous row completed, and its bursts are booked after
-    // everything else (what reserve would find, without the search).
+    // idle port, shifted to where the previous row completed. Its bursts would be booked after
+    // everything else; they are kept as the channel's pending transfer and booked only if a
+    // request comes before they are over (flush), which for the store's writes is never.
+    pending = Pending{true, t, addr, rows, row_bytes, stride_bytes, t};
+    const RowPattern* last = nullptr;
     for (uint64_t y = 0; y < rows; ++y) {
-      const RowPattern& pat = pattern(addr + y * stride_bytes, row_bytes, write);
-      for (const RowPattern::Burst& b : pat.bursts) ch.append(now + b.start, b.cycles, now + b.issue);
-      r.bursts += pat.bursts.size();
-      r.port_cycles += pat.port_cycles;
-      now += pat.end;
+      const uint64_t a = addr + y * stride_bytes;
+      if (last == nullptr || last->key != pattern_key(a, row_bytes, write)) {
+        last = &pattern(a, row_bytes, write);
+      }
+      r.bursts += last->bursts.size();
+      r.port_cycles += last->port_cycles;
+      pending.busy_end = std::max(pending.busy_end, now + last->busy_end);
+      now += last->end;
     }
     r.end = now;
     return r;
   }
+  flush(write);
   // Other masters' bursts are booked ahead (or reference mode): book burst by burst, and charge
   // the difference to the same rows on an idle port as the stall.
   const BurstCycles occ{p_, reference_ ? nullptr : &burst_cycles_};
@@ -201,6 +298,7 @@ TransferResult MemorySystem::transfer(uint64_t t, uint64_t addr, uint64_t rows, 
 
 TransferResult MemorySystem::read_burst(uint64_t t, uint64_t addr, uint64_t bytes) {
   TransferResult r;
+  flush(false);
   const uint64_t len = std::min(bytes, p_.max_burst_bytes);
   r.end = burst_row(p_, BurstCycles{p_, &burst_cycles_}, t, addr, len, false, &read_,
                     inflight_.data(), r, 0, kNoBurstHook);

@@ -15,12 +15,17 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <deque>
+#include <unordered_map>
 #include <vector>
 
 #include "hw/hw_config.h"
 
 namespace tauvta::sim {
+
+struct RowPattern;
 
 // One AXI data channel (read or write) of the shared port: the cycles it is busy, burst by burst.
 // The port serves bursts in the order their addresses were issued (the interconnect arbitrates
@@ -29,6 +34,12 @@ namespace tauvta::sim {
 // queued behind it move back), unless its data is already flowing. Their instruction's end was
 // taken when it was booked: the small transfers that overtake long rows (micro-ops, accumulators)
 // cost the long row a little the model does not charge it.
+//
+// A row replayed on an idle channel is booked as its pattern's runs (bursts back to back on the
+// channel, RowPattern::runs) rather than burst by burst: a long row is a handful of entries. A run
+// behaves exactly as its bursts would: a request meeting it finds no gap inside it, and the first
+// of its bursts issued after the request (issues rise along a row) yields, which splits the run
+// there; bursts that queue behind a new one move back together, so a run moves whole.
 class PortChannel {
  public:
   // Earliest start >= t of `cycles` free cycles for a burst issued at `issue`; marks them busy
@@ -36,21 +47,32 @@ class PortChannel {
   uint64_t reserve(uint64_t t, uint64_t cycles, uint64_t issue = 0);
   // Whether nothing is reserved at or after t (a transfer starting then cannot be delayed).
   bool free_after(uint64_t t) const { return head_ == busy_.size() || busy_.back().end <= t; }
-  // Books [start, start + cycles) after everything reserved (the caller knows nothing is booked
-  // at or after `start`): reserve's result on such a calendar, without the search.
-  void append(uint64_t start, uint64_t cycles, uint64_t issue) {
-    if (cycles > 0) busy_.push_back(Interval{start, start + cycles, issue});
-  }
+  // Books the bursts of `row` started at `at` after everything reserved (the caller knows nothing
+  // is booked at or after `at`): reserve's result for each burst on such a calendar, without the
+  // search. `row` must outlive the bookings (MemorySystem keeps its patterns until clear()).
+  void append(uint64_t at, const RowPattern& row);
   // Forget intervals ending at or before t (no later request can start before t).
   void forget_before(uint64_t t);
   void clear() { busy_.clear(), head_ = 0; }
+  // Whether no booking is live (entries forgotten but not yet erased do not count).
+  bool empty() const { return head_ == busy_.size(); }
 
  private:
+  // A single burst (row == nullptr), or bursts [first, last) of a replayed row, which run back to
+  // back: burst j holds [row->bursts[j].start + shift, + cycles) and was issued at
+  // row->bursts[j].issue + issue_shift. start, end and issue are the run's first burst's start and
+  // issue and its last burst's end.
   struct Interval {
     uint64_t start, end;
-    uint64_t issue;  // when the burst's address was issued
+    uint64_t issue;  // when the (first) burst's address was issued
+    const RowPattern* row = nullptr;
+    uint32_t first = 0, last = 0;
+    uint64_t shift = 0, issue_shift = 0;
   };
-  std::vector<Interval> busy_;  // one per burst, sorted, disjoint; [head_, size) are live
+  // Splits the run at `it` before its burst j (first < j < last) and returns the second part.
+  std::vector<Interval>::iterator split(std::vector<Interval>::iterator it, uint32_t j);
+
+  std::vector<Interval> busy_;  // sorted, disjoint; [head_, size) are live
   size_t head_ = 0;
 };
 
@@ -92,16 +114,25 @@ struct RowPattern {
   struct Burst {
     uint64_t start, cycles, issue;  // channel time and address issue, from the row's start
   };
-  bool valid = false, write = false;
-  uint64_t page_offset = 0, bytes = 0;  // the key (see MemorySystem::pattern)
+  struct Run {
+    uint32_t first, last;  // bursts [first, last), each starting where the one before ended
+  };
+  bool write = false;
+  uint64_t page_offset = 0, bytes = 0;  // what the key packs (see MemorySystem::pattern)
+  uint64_t key = 0;
   uint64_t end = 0;                     // the row's completion, from its start
+  uint64_t busy_end = 0;                // the end of its last burst on the channel, from its start
   uint64_t port_cycles = 0;
   std::vector<Burst> bursts;
+  std::vector<Run> runs;  // the bursts as maximal back-to-back runs on the channel
 };
 
 class MemorySystem {
  public:
   explicit MemorySystem(const hw::HwConfig& c);
+  // The calendars point into this object's patterns: a copy would point into the original's.
+  MemorySystem(const MemorySystem&) = delete;
+  MemorySystem& operator=(const MemorySystem&) = delete;
   const MemoryParams& params() const { return p_; }
   void clear();
   // Reference mode: every row is costed and booked burst by burst through PortChannel::reserve,
@@ -119,14 +150,48 @@ class MemorySystem {
   uint64_t bytes_arrived(uint64_t start, uint64_t addr, uint64_t bytes) const;
 
  private:
-  // The pattern of a row of `bytes` bytes at `addr` (recomputed when the key changes).
+  // What a row's bursts depend on: its length, direction and place in a page (RowPattern::key).
+  // A row within one page is split at max_burst_bytes from its start only, so its bursts depend
+  // on its offset within a beat alone; a row that crosses a page is keyed by its page offset.
+  uint64_t pattern_key(uint64_t addr, uint64_t bytes, bool write) const {
+    uint64_t page_offset = addr % 4096;
+    if (page_offset + bytes <= 4096) page_offset %= p_.bus_bytes;
+    return bytes << 13 | page_offset << 1 | uint64_t(write);
+  }
+  // The pattern of a row of `bytes` bytes at `addr`, computed the first time its key is met.
   const RowPattern& pattern(uint64_t addr, uint64_t bytes, bool write);
+  // Books the channel's pending transfer (what the fast path of transfer left unbooked) in its
+  // calendar, unless it is over by the last transfer's start.
+  void flush(bool write);
+  // Forgets the patterns once they are many and no booking points into them.
+  void trim_patterns();
+
+  // Bounds the patterns kept while the calendars still point into them.
+  static constexpr uint64_t kMaxPatternBursts = uint64_t(1) << 22;
 
   MemoryParams p_;
   PortChannel read_, write_;
   std::vector<uint64_t> inflight_;  // completion times of the last `outstanding` bursts (ring)
   std::vector<uint64_t> burst_cycles_;  // MemoryParams::burst_cycles by beats, up to a full burst
-  RowPattern pattern_;
+  // Every row pattern met since clear() (a deque: the calendars point into it), found through a
+  // direct-mapped table keyed by RowPattern's key, in front of a map.
+  std::deque<RowPattern> patterns_;
+  std::unordered_map<uint64_t, const RowPattern*> pattern_index_;
+  struct CachedPattern {
+    uint64_t key = 0;
+    const RowPattern* row = nullptr;
+  };
+  std::array<CachedPattern, 1024> pattern_cache_{};
+  uint64_t pattern_bursts_ = 0;
+  // The last transfer on each channel (read, write) when it found the channel idle: rows from
+  // `at`, its last burst ending at busy_end. Its bursts are booked only when a request comes
+  // that could meet them (flush), so a transfer nothing contends with books nothing.
+  struct Pending {
+    bool live = false;
+    uint64_t at = 0, addr = 0, rows = 0, row_bytes = 0, stride = 0, busy_end = 0;
+  };
+  Pending pending_[2];
+  uint64_t horizon_ = 0;  // the last transfer's start: bookings over by then are forgotten
   bool reference_ = false;
 };
 

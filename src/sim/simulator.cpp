@@ -62,6 +62,7 @@ RunReport Simulator::run(std::span<const hw::RawInsn> program, const RunOptions&
   RunReport report;
   report.timing_only = options.timing_only;
   TimingModel& timing = *timing_;
+  timing.set_reference_memory(options.reference_memory);
   core_->set_simd(!options.portable_kernels);  // run_gemm picks the kernel the CPU has
   core_->set_instruments(options.timing_only ? nullptr : options.instruments);
   if (options.timing_only) {

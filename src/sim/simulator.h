@@ -27,6 +27,9 @@ struct RunOptions {
   // Instruments watching this run's casts and stores (sim/instruments.h); null: none, and the
   // functional core's paths are the uninstrumented ones. Ignored by timing-only runs.
   LayerInstruments* instruments = nullptr;
+  // Book every DRAM burst through the port calendars (MemorySystem's reference path): the same
+  // cycles, slower; benchmarks time the fast path against it.
+  bool reference_memory = false;
 };
 
 class FunctionalCore;

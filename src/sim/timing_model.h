@@ -63,6 +63,8 @@ class TimingModel {
   // above the limit, and the other counters cover the instructions started so far.
   void schedule(std::span<const hw::Insn> program, const std::function<void(size_t)>& on_start,
                 RunReport& report, uint64_t cycle_limit = UINT64_MAX);
+  // MemorySystem::set_reference for the runs that follow.
+  void set_reference_memory(bool on) { memory_.set_reference(on); }
 
  private:
   // What the schedule needs of every instruction before any starts, kept small: programs run

@@ -169,6 +169,27 @@ TEST(MemorySystem, ReplayedRowsEqualBookingEveryBurst) {
   }
 }
 
+// A row replayed on an idle port is booked as runs of back-to-back bursts; a request that meets
+// a run must find what it would find among the run's bursts: no gap inside, and the first burst
+// issued after it yields (the run splits there and its tail moves back whole).
+TEST(MemorySystem, ARequestSplitsAReplayedRunWhereALaterIssuedBurstYields) {
+  MemorySystem fast(port(16)), reference(port(16));
+  reference.set_reference(true);
+  for (MemorySystem* m : {&fast, &reference}) {
+    // 32 bursts of 16 cycles, back to back on the channel from 100 to 612. Bursts 0-15 are
+    // issued at 0-15, burst 16 at 116 (when burst 0 completed), burst 17 at 132.
+    EXPECT_EQ(m->transfer(0, 0, 1, 4096, 4096, false).end, 612u);
+    // Issued at 120, wanting 220: inside the run, behind burst 16 (issued 116), ahead of burst
+    // 17 (issued 132, at [372, 388)), which moves back with the rest of the row.
+    EXPECT_EQ(m->read_burst(120, 65536, 128).end, 388u);
+    // Issued at 130: the row's remaining bursts were issued after it and yield again.
+    EXPECT_EQ(m->transfer(130, 1 << 20, 1, 128, 128, false).end, 404u);
+    // Issued at 200: behind bursts 17-21 (issued 132-196, now at [404, 484)), ahead of burst 22
+    // (issued 212): the run splits inside, not at its first burst.
+    EXPECT_EQ(m->transfer(200, 1 << 21, 1, 128, 128, false).end, 500u);
+  }
+}
+
 TEST(PortChannel, ReservesTheEarliestGapAndMerges) {
   PortChannel ch;
   EXPECT_EQ(ch.reserve(10, 5), 10u);   // [10, 15)
