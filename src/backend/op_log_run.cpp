@@ -12,6 +12,7 @@
 #include "backend/network_report.h"
 #include "backend/op_runner.h"
 #include "common/file_io.h"
+#include "hw/bitstreams.h"
 #include "hw/config_file.h"
 #include "report/html_file.h"
 #include "common/progress.h"
@@ -30,8 +31,16 @@ double median_of(std::vector<double> v) {
   return m == 0 ? 0.0 : m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 }
 
+// The UTC day a record was measured on (YYYY-MM-DD): one tuning session.
+std::string measured_day(double timestamp) {
+  const auto t = std::chrono::sys_seconds{std::chrono::seconds{int64_t(timestamp)}};
+  const std::chrono::year_month_day d{std::chrono::floor<std::chrono::days>(t)};
+  return fmt::format("{:04}-{:02}-{:02}", int(d.year()), unsigned(d.month()), unsigned(d.day()));
+}
+
 struct OpLogRow {
   const lower::TuningRecord* record = nullptr;
+  const hw::Bitstream* bitstream = nullptr;  // the bitstream it was timed with, if not the HLS design
   std::string config_name;
   lower::Schedule schedule;
   std::vector<std::string> notes;
@@ -64,8 +73,16 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
     OpLogRow row;
     row.record = &r;
     try {
-      const hw::HwConfig c = fixed ? *fixed : with_timing(hw::HwConfig::from_name(r.model));
-      configs.emplace(c.target + "_" + c.name(), c);
+      hw::HwConfig c = fixed ? *fixed : hw::HwConfig::from_name(r.model);
+      if (!fixed) {
+        row.bitstream = a.bitstreams ? hw::bitstream_of(r.model, r.timestamp) : nullptr;
+        if (row.bitstream != nullptr) {
+          c = c.with_timing(hw::bitstream_timing(*row.bitstream),
+                            fmt::format("bitstream {}", row.bitstream->name));
+        }
+        c = with_timing(c);
+      }
+      configs.emplace(c.target + "_" + c.name() + (row.bitstream ? fmt::format(" ({})", row.bitstream->name) : ""), c);
       row.config_name = c.name();
       row.schedule = lower::record_schedule(r, c, &row.notes);
       row.run = run_op(c, r.workload, row.schedule, o);
@@ -88,8 +105,10 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
   nlohmann::json jrows = nlohmann::json::array();
   std::string csv = "line,task,config,workload,schedule,cycles,seconds_at_clock,gops,gemm_utilization,board_seconds,error,result\n";
   std::vector<double> mag;  // |model - board| / board of every record that ran and has a board time
-  // The signed errors by kind of record: template, kernel (1x1 layers behave apart) and config.
-  std::map<std::string, std::vector<double>> by_kind;
+  // The signed errors by kind of record: template, kernel (1x1 layers behave apart) and config;
+  // and by session (the day it was measured, its config and bitstream).
+  std::map<std::string, std::vector<double>> by_kind, by_session;
+  std::map<const hw::Bitstream*, int> bitstream_records;
   for (const OpLogRow& row : rows) {
     const lower::TuningRecord& r = *row.record;
     const double board = lower::record_seconds(r);
@@ -105,7 +124,11 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
       by_kind[fmt::format("{} k{}x{} on {}", lower::op_kind_task(r.workload.kind), r.workload.kernel_h,
                           r.workload.kernel_w, row.config_name)]
           .push_back(error);
+      by_session[fmt::format("measured {} on {}{}", measured_day(r.timestamp), row.config_name,
+                             row.bitstream ? fmt::format(", bitstream {}", row.bitstream->name) : "")]
+          .push_back(error);
     }
+    if (row.bitstream != nullptr) ++bitstream_records[row.bitstream];
     if (ran) {
       out += fmt::format("{:>5}  {:<17}{:<27}{:<60}{:>10}{:>10.1f}{:>7.2f}{:>5.0f}%{:>11}{:>8}  {}\n", r.line, task,
                          row.config_name, r.workload.to_string(), row.run.report.cycles,
@@ -122,6 +145,8 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
                         {"schedule", row.schedule.to_string(r.workload.kind)},
                         {"schedule_entity", row.schedule.to_entity(r.workload.kind)},
                         {"notes", row.notes},
+                        {"measured", r.timestamp > 0 ? measured_day(r.timestamp) : std::string()},
+                        {"bitstream", row.bitstream ? row.bitstream->name : "HLS design"},
                         {"result", result}};
     if (ran) {
       j["cycles"] = row.run.report.cycles;
@@ -143,6 +168,14 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
   }
   out += fmt::format("\n{} of {} records {} in {:.2f} s\n", rows.size() - size_t(failed), rows.size(),
                      a.timing_only ? "timed" : "verified bit-exact", wall);
+  nlohmann::json used = nlohmann::json::array();
+  for (const auto& [b, n] : bitstream_records) {
+    out += fmt::format("{} record(s) timed with bitstream {} ({} measured {} to {}): TIMING {}\n", n,
+                       b->name, b->config, b->measured_from, b->measured_to, hw::bitstream_timing(*b).dump());
+    nlohmann::json jb = hw::to_json(*b);
+    jb["records"] = n;
+    used.push_back(jb);
+  }
   nlohmann::json summary = nlohmann::json::object();
   if (!mag.empty()) {
     std::sort(mag.begin(), mag.end());
@@ -152,26 +185,30 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
     out += fmt::format("model vs board over {} records: median |error| {:.1f}%, max |error| {:.1f}%, {} above 35%\n", m,
                        100 * median, 100 * mag.back(), over35);
     summary = {{"records", m}, {"median_abs_error", median}, {"max_abs_error", mag.back()}, {"above_35_percent", over35}};
-    out += fmt::format("{:<60}{:>8}{:>16}{:>16}{:>16}\n", "by kind (template, kernel, config)", "records",
-                       "median error", "median |error|", "max |error|");
-    nlohmann::json kinds = nlohmann::json::array();
-    for (auto& [kind, errors] : by_kind) {
-      std::vector<double> abs_errors;
-      for (double e : errors) abs_errors.push_back(std::fabs(e));
-      const double med = median_of(errors), med_abs = median_of(abs_errors);
-      const double worst = *std::max_element(abs_errors.begin(), abs_errors.end());
-      out += fmt::format("{:<60}{:>8}{:>15.1f}%{:>15.1f}%{:>15.1f}%\n", kind, errors.size(), 100 * med,
-                         100 * med_abs, 100 * worst);
-      kinds.push_back({{"kind", kind}, {"records", errors.size()}, {"median_error", med},
-                       {"median_abs_error", med_abs}, {"max_abs_error", worst}});
-    }
-    summary["by_kind"] = kinds;
+    auto kind_table = [&out](const char* title, const std::map<std::string, std::vector<double>>& groups) {
+      out += fmt::format("{:<76}{:>8}{:>16}{:>16}{:>16}\n", title, "records", "median error",
+                         "median |error|", "max |error|");
+      nlohmann::json kinds = nlohmann::json::array();
+      for (const auto& [kind, errors] : groups) {
+        std::vector<double> abs_errors;
+        for (double e : errors) abs_errors.push_back(std::fabs(e));
+        const double med = median_of(errors), med_abs = median_of(abs_errors);
+        const double worst = *std::max_element(abs_errors.begin(), abs_errors.end());
+        out += fmt::format("{:<76}{:>8}{:>15.1f}%{:>15.1f}%{:>15.1f}%\n", kind, errors.size(), 100 * med,
+                           100 * med_abs, 100 * worst);
+        kinds.push_back({{"kind", kind}, {"records", errors.size()}, {"median_error", med},
+                         {"median_abs_error", med_abs}, {"max_abs_error", worst}});
+      }
+      return kinds;
+    };
+    summary["by_kind"] = kind_table("by kind (template, kernel, config)", by_kind);
+    summary["by_session"] = kind_table("by session (day measured, config, bitstream)", by_session);
   }
   terminal << out;
   nlohmann::json cfgs = nlohmann::json::object();
   for (const auto& [name, c] : configs) cfgs[name] = c.to_json();
   const nlohmann::json j = {{"log", a.log}, {"timing_only", a.timing_only}, {"configs", cfgs},
-                            {"records", jrows}, {"board_comparison", summary}, {"failed", failed}, {"wall_seconds", wall}};
+                            {"records", jrows}, {"board_comparison", summary}, {"bitstreams", used}, {"failed", failed}, {"wall_seconds", wall}};
   if (!a.report.empty()) write_text(a.report, j.dump(2) + "\n", a.force);
   if (!a.csv.empty()) write_text(a.csv, csv, a.force);
   if (!a.html.empty()) {

@@ -29,6 +29,10 @@ struct OpLogRequest {
   std::string report, csv, html;
   bool timing_only = false, check_hazards = false, force = false, bias = false;
   uint64_t seed = 1;
+  // Time each record with the bitstream it was measured on (hw/bitstreams.h) when its hardware
+  // differs from the HLS design; false: every record with its config's HLS design. Not with
+  // `config` (the user's config is what is timed).
+  bool bitstreams = true;
 };
 
 // Prints every row to `out`, writes --report/--csv/--html, and returns the report. Throws

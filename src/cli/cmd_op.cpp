@@ -33,6 +33,7 @@ struct OpArgs {
   std::string kernel = "1", stride = "1", pad = "0", dilation = "1", output_padding = "0";
   std::string schedule, record, log, config, timing, report, csv, html;
   bool timing_only = false, check_hazards = false, force = false, bias = false;
+  bool no_bitstreams = false;
   uint64_t seed = 1;
 };
 
@@ -103,11 +104,12 @@ void run_op_command(const OpArgs& a) {
     if (!a.record.empty() || !a.schedule.empty() || !a.op.empty()) {
       throw Error("op --log runs every record of a log: give no operator, --record or --schedule with it");
     }
-    backend::run_op_log(backend::OpLogRequest{a.log, a.config, a.timing, a.report, a.csv, a.html, a.timing_only, a.check_hazards, a.force, a.bias, a.seed},
+    backend::run_op_log(backend::OpLogRequest{a.log, a.config, a.timing, a.report, a.csv, a.html, a.timing_only, a.check_hazards, a.force, a.bias, a.seed, !a.no_bitstreams},
                std::cout);
     return;
   }
   if (!a.csv.empty() || !a.html.empty()) throw Error("op: --csv and --html are for --log (one row per record)");
+  if (a.no_bitstreams) throw Error("op: --no-bitstreams is for --log (a record's bitstream comes from its date)");
   check_can_write(a.report, a.force);
   hw::HwConfig config;
   lower::ConvWorkload w;
@@ -208,6 +210,9 @@ void add_op_command(CLI::App& app) {
   cmd->add_option("--config", a->config, "Hardware config JSON or VTA config name (default: a record's own, else pynq)");
   cmd->add_option("--timing", a->timing, "TIMING keys to replace in the config (inline JSON object or a JSON file), e.g. '{\"DRAM_LATENCY_CYCLES\": 60}'");
   cmd->add_option("--seed", a->seed, "Random operands' seed (default 1)");
+  cmd->add_flag("--no-bitstreams", a->no_bitstreams,
+                "With --log: time every record with its config's HLS design, not the bitstream it was "
+                "measured on where that differs (docs/timing_model.md, Bitstreams)");
   cmd->add_flag("--bias", a->bias, "Add a per-channel bias (kept in the accumulators; TVM's tuned tasks have none)");
   cmd->add_flag("--timing-only", a->timing_only, "Cycles only: nothing computed or verified");
   cmd->add_flag("--check-hazards", a->check_hazards, "Report SRAM accesses not ordered by tokens");

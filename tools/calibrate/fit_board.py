@@ -25,16 +25,17 @@ import subprocess
 import sys
 import tempfile
 
-# The parameters that can be fitted: physical range and the finest step (cycles of the fabric
-# clock; GB/s for the bandwidth).
+# The board-level parameters the search may move: the search's bounds and the finest step
+# (cycles of the fabric clock; GB/s for the bandwidth). Which of them a board's fit may return,
+# and in what range, is tools/calibrate/ranges.json: a value outside it is refused.
 RANGES = {
     "DRAM_LATENCY_CYCLES": (0, 1000, 1),
     "WRITE_LATENCY_CYCLES": (0, 1000, 1),
     "BURST_OVERHEAD_CYCLES": (0, 256, 1),
     "ROW_OVERHEAD_CYCLES": (0, 1000, 1),
-    "INSN_OVERHEAD_CYCLES": (0, 1000, 1),
     "DRAM_BANDWIDTH_GBPS": (0.05, 20.0, 0.01),
 }
+DOCUMENTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ranges.json")
 
 
 def run_model(args, timing):
@@ -48,7 +49,7 @@ def run_model(args, timing):
         if p.returncode != 0:
             sys.exit(f"fit_board: {' '.join(cmd)} failed: {p.stderr.strip()}")
         with open(report) as f:
-            return json.load(f)["records"]
+            return json.load(f)
 
 
 def objective(records, cap):
@@ -71,7 +72,20 @@ def main():
                     help="keys that take a fitted key's value, e.g. WRITE_LATENCY_CYCLES=DRAM_LATENCY_CYCLES "
                          "(one round trip through the same port and controller for reads and writes)")
     ap.add_argument("--out", default="", help="write the fitted values and the table as JSON")
+    ap.add_argument("--ranges", default=DOCUMENTED,
+                    help="the documented range of each parameter per board (default: tools/calibrate/ranges.json)")
     args = ap.parse_args()
+
+    with open(args.ranges) as f:
+        documented = json.load(f)
+    board = resolved_config(args)["TARGET"]
+    ranges = documented.get(board)
+    if ranges is None:
+        sys.exit(f"fit_board: {args.ranges} documents no parameters of board '{board}': nothing may be fitted")
+    for name in args.fit:
+        if name not in ranges:
+            sys.exit(f"fit_board: --fit {name}: not a documented physical parameter of board '{board}' "
+                     f"({args.ranges} has {', '.join(sorted(k for k in ranges))})")
 
     timing = json.loads(args.start)
     ties = [tuple(t.split("=", 1)) for t in args.tie]
@@ -91,10 +105,10 @@ def main():
         t = tied(t)
         key = json.dumps(t, sort_keys=True)
         if key not in cache:
-            cache[key] = objective(run_model(args, t), math.log(args.cap))
+            cache[key] = objective(run_model(args, t)["records"], math.log(args.cap))
         return cache[key]
 
-    defaults = resolved_defaults(args)
+    defaults = resolved_config(args)["TIMING"]
     for name in args.fit:
         timing.setdefault(name, defaults[name])
     best = evaluate(timing)
@@ -127,7 +141,8 @@ def main():
               flush=True)
 
     timing = tied(timing)
-    records = run_model(args, timing)
+    report = run_model(args, timing)
+    records = report["records"]
     table = []
     print(f"\n{'line':>5} {'config':<26} {'workload':<56} {'model us':>10} {'board us':>10} {'error':>8}")
     for r in records:
@@ -142,15 +157,32 @@ def main():
           + (f", tied {json.dumps({k: timing[k] for k, _ in ties})}" if ties else ""))
     print(f"median |error| {100 * median:.1f}%, max |error| {100 * worst:.1f}%, "
           f"{sum(m > 0.35 for m in mags)} of {len(mags)} above 35%")
+    comparison = report["board_comparison"]
+    for title, key in (("residuals by kind (template, kernel, config)", "by_kind"),
+                       ("residuals by session (day measured, config, bitstream)", "by_session")):
+        print(f"\n{title:<78} {'records':>7} {'median':>8} {'median |e|':>11} {'max |e|':>8}")
+        for k in comparison.get(key, []):
+            print(f"{k['kind']:<78} {k['records']:>7} {100 * k['median_error']:>+7.1f}% "
+                  f"{100 * k['median_abs_error']:>10.1f}% {100 * k['max_abs_error']:>7.1f}%")
+    # Every value must lie in its documented range; a fit outside says the model lacks a mechanism.
+    outside = [f"{k} = {timing[k]} is outside its documented range [{ranges[k]['min']}, {ranges[k]['max']}] "
+               f"({ranges[k]['why']})"
+               for k in list(args.fit) + [t for t, _ in ties]
+               if k in ranges and not ranges[k]["min"] <= timing[k] <= ranges[k]["max"]]
+    outside += [f"{k} (tied) is not a documented physical parameter of board '{board}'"
+                for k, _ in ties if k not in ranges]
+    if outside:
+        sys.exit("fit_board: refused, nothing written: " + "; ".join(outside))
     if args.out:
         with open(args.out + ".tmp", "w") as f:
             json.dump({"fitted": {k: timing[k] for k in args.fit}, "timing": timing, "objective": best,
+                       "by_kind": comparison.get("by_kind", []), "by_session": comparison.get("by_session", []),
                        "median_abs_error": median, "max_abs_error": worst, "records": table}, f, indent=2)
         os.replace(args.out + ".tmp", args.out)
 
 
-def resolved_defaults(args):
-    """The TIMING values the records' configs resolve to (from one run's report)."""
+def resolved_config(args):
+    """The config the first record resolves to (from one run's report): its TARGET and TIMING."""
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         cmd = [args.tauvta, "op", "--log", args.log, "--timing-only", "--report", report]
@@ -158,7 +190,7 @@ def resolved_defaults(args):
             cmd += ["--config", args.config]
         subprocess.run(cmd, capture_output=True, check=True)
         with open(report) as f:
-            return next(iter(json.load(f)["configs"].values()))["TIMING"]
+            return next(iter(json.load(f)["configs"].values()))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,35 @@
+// Board bitstreams of VTA whose measured behaviour differs from the HLS design the presets model
+// (docs/timing_model.md, "Bitstreams"). Each names the VTA config it was built for, the dates
+// its board records were measured, the TIMING values where its hardware differs, and the
+// evidence for each value. `tauvta op --log` times every record with the bitstream it was
+// measured on, so records of a different hardware are not read as errors of the memory model.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tauvta::hw {
+
+struct Bitstream {
+  const char* name;
+  const char* config;         // the -model= value of its records, e.g. pynq_1x16_i8w8a32_15_15_18_17
+  const char* measured_from;  // UTC dates, inclusive (YYYY-MM-DD): when its records were measured
+  const char* measured_to;
+  const char* timing;         // a JSON object of the TIMING values that differ
+  const char* evidence;       // what shows each value, with the records it comes from
+};
+
+// The table, declared once (src/hw/bitstreams.cpp).
+std::span<const Bitstream> known_bitstreams();
+
+// The bitstream a board record of `model` measured at `timestamp` (Unix seconds) ran; null when
+// it ran the design the presets model.
+const Bitstream* bitstream_of(const std::string& model, double timestamp);
+
+// The TIMING values of `b` as JSON, and the whole entry for reports.
+nlohmann::json bitstream_timing(const Bitstream& b);
+nlohmann::json to_json(const Bitstream& b);
+
+}  // namespace tauvta::hw
