@@ -275,3 +275,26 @@ def test_display_parsing():
     assert check_value("/e", "\u2014", 1, report) is None
     assert check_value("/missing", "\u2014", 1, report) is None
     assert check_value("/missing", "0", 1, report) is not None
+
+
+def test_oplog_shows_error_by_kind_session_and_bitstream(made, browser):
+    """op --log's page: the error by kind and by session, the bitstreams applied and each
+    record's bitstream, bound to the report (check_page checks every bound value)."""
+    page_path, report_path, _ = made("oplog")
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    page = browser.open(str(page_path))
+    try:
+        page.wait_ready(60)
+        headings = page.evaluate("Array.from(document.querySelectorAll('h2')).map(function (h) { return h.textContent; })")
+        bound = set(page.evaluate(
+            "Array.from(document.querySelectorAll('[data-ptr]')).map(function (e) { return e.getAttribute('data-ptr'); })"))
+    finally:
+        page.close()
+    for title in ("Error by kind of record", "Error by session", "Bitstreams"):
+        assert any(title in h for h in headings), (title, headings)
+    sessions = report["board_comparison"]["by_session"]
+    assert sessions, "the calibration log has sessions"
+    for i in range(len(sessions)):
+        assert f"/board_comparison/by_session/{i}/median_abs_error" in bound
+    assert "/bitstreams/0/evidence" in bound
+    assert "/records/0/bitstream" in bound

@@ -1,6 +1,7 @@
 /* tauvta HTML report, kind "oplog": every VTA record of an AutoTVM/TopHub log run on the model.
  * report: `tauvta op --log --report` (records[] with the predicted time and, where the log has it,
- * the time recorded on the board; board_comparison; configs). extra: unused. */
+ * the time recorded on the board; board_comparison with by_kind and by_session; bitstreams;
+ * configs). extra: unused. */
 tauvta.pages.oplog = function (data, root) {
   var T = tauvta;
   var R = data.report;
@@ -135,12 +136,42 @@ tauvta.pages.oplog = function (data, root) {
     }
   }
 
+  // ---- error by kind and by session ------------------------------------------------------------
+  // board_comparison.by_kind (template, kernel size, config) and .by_session (the day measured,
+  // config and the bitstream the record was timed with), so a weak kind of record stands out.
+  [['by_kind', 'Error by kind of record', 'Template, kernel size and config: records, median signed and absolute error, worst |error|.'],
+   ['by_session', 'Error by session', 'The day each record was measured, its config and the bitstream it was timed with (HLS design unless the bitstream table names another).']
+  ].forEach(function (g) {
+    var kinds = T.arr(bc[g[0]]);
+    if (!kinds.length) return;
+    var ks = T.section(root, g[1], g[2]);
+    function K(i, key) { return T.ptr('board_comparison', g[0], i, key); }
+    T.table(ks, [{title: 'kind', cls: 'wrap'}, {title: 'records', num: true}, {title: 'median error', num: true},
+                 {title: 'median |error|', num: true}, {title: 'max |error|', num: true}],
+      kinds.map(function (k, i) {
+        return [{ptr: K(i, 'kind'), kind: 'str'}, {ptr: K(i, 'records'), kind: 'int'}, {ptr: K(i, 'median_error'), kind: 'spct'},
+                {ptr: K(i, 'median_abs_error'), kind: 'pct'}, {ptr: K(i, 'max_abs_error'), kind: 'pct'}];
+      }), {compact: true});
+  });
+  var bitstreams = T.arr(R.bitstreams);
+  if (bitstreams.length) {
+    var bs = T.section(root, 'Bitstreams', 'Records timed with a bitstream whose hardware differs from the HLS design, what differs and the evidence.');
+    T.table(bs, [{title: 'bitstream'}, {title: 'config'}, {title: 'measured from'}, {title: 'to'}, {title: 'records', num: true},
+                 {title: 'TIMING'}, {title: 'evidence', cls: 'wrap'}],
+      bitstreams.map(function (b, i) {
+        function B(key) { return T.ptr('bitstreams', i, key); }
+        return [{ptr: B('name'), kind: 'str'}, {ptr: B('config'), kind: 'str'}, {ptr: B('measured_from'), kind: 'str'},
+                {ptr: B('measured_to'), kind: 'str'}, {ptr: B('records'), kind: 'int'},
+                {text: JSON.stringify(T.obj(b).timing || {})}, {ptr: B('evidence'), kind: 'str'}];
+      }), {compact: true});
+  }
+
   // ---- records table ---------------------------------------------------------------------------
   sec = T.section(root, 'Records (' + records.length + ')');
   var cols = [{title: 'line', num: true}, {title: 'task'}, {title: 'config'}, {title: 'workload', cls: 'wrap'},
               {title: 'cycles', num: true}, {title: 'model ms', num: true}, {title: 'board ms', num: true},
               {title: 'error', num: true}, {title: 'GOPS', num: true}, {title: 'util', num: true},
-              {title: 'result', cls: 'wrap'}, {title: 'schedule', cls: 'wrap mono'}];
+              {title: 'result', cls: 'wrap'}, {title: 'bitstream'}, {title: 'schedule', cls: 'wrap mono'}];
   var blank = {text: '', sort: null};
   var rows = records.map(function (r, i) {
     r = T.obj(r);
@@ -157,6 +188,7 @@ tauvta.pages.oplog = function (data, root) {
       ok ? {ptr: P(i, 'gops'), kind: 'num'} : blank,
       ok && r.gemm_utilization !== undefined ? {ptr: P(i, 'gemm_utilization'), kind: 'pct'} : blank,
       {ptr: P(i, 'result'), kind: 'str'},
+      r.bitstream !== undefined ? {ptr: P(i, 'bitstream'), kind: 'str'} : blank,
       {ptr: P(i, 'schedule'), kind: 'str'}
     ];
   });
