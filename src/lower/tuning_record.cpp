@@ -201,6 +201,27 @@ Schedule record_schedule(const TuningRecord& r, const hw::HwConfig& c, std::vect
   return with_derived_outers(c, r.workload, s, notes);
 }
 
+std::optional<ConvWorkload> tvm_template_workload(const ConvWorkload& w) {
+  if (w.kind != OpKind::kConv2dTranspose || (w.stride_h == 1 && w.stride_w == 1)) return std::nullopt;
+  ConvWorkload c = w;
+  c.kind = OpKind::kConv2d;
+  c.height = (w.height - 1) * w.stride_h + 1;
+  c.width = (w.width - 1) * w.stride_w + 1;
+  c.stride_h = c.stride_w = 1;
+  c.pad_top = w.dilation_h * (w.kernel_h - 1) - w.pad_top;
+  c.pad_bottom = w.dilation_h * (w.kernel_h - 1) - w.pad_bottom + w.output_pad_h;
+  c.pad_left = w.dilation_w * (w.kernel_w - 1) - w.pad_left;
+  c.pad_right = w.dilation_w * (w.kernel_w - 1) - w.pad_right + w.output_pad_w;
+  c.output_pad_h = c.output_pad_w = 0;
+  // A pad larger than the kernel reach would crop the dilated input: not a form the template has.
+  if (c.pad_top < 0 || c.pad_bottom < 0 || c.pad_left < 0 || c.pad_right < 0) return std::nullopt;
+  if (c.out_height() != w.out_height() || c.out_width() != w.out_width()) {
+    throw InternalError(fmt::format("{}: the dilated convolution's output {}x{} is not the operator's {}x{}",
+                                    w.to_string(), c.out_height(), c.out_width(), w.out_height(), w.out_width()));
+  }
+  return c;
+}
+
 double record_seconds(const TuningRecord& r) {
   if (r.error_no != 0 || r.costs.empty()) return std::numeric_limits<double>::infinity();
   double sum = 0;

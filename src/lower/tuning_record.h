@@ -63,6 +63,15 @@ bool record_blocking_matches(const TuningRecord& r, const hw::HwConfig& c);
 // rescale to whole blocks.
 Schedule record_schedule(const TuningRecord& r, const hw::HwConfig& c, std::vector<std::string>* notes);
 
+// What TVM's VTA template for a record's task ran on the board, when it is not the operator as
+// tauvta lowers it; nullopt otherwise. conv2d_transpose_packed (TVM's
+// vta/python/vta/top/vta_conv2d_transpose.py) dilates the input by the stride (stride - 1 zeros
+// between elements), pads it by kernel - 1 - pad (plus the output padding) and runs a stride-1
+// convolution over it: the same output, but stride_h * stride_w times the multiply-accumulates of
+// tauvta's per-phase lowering, and the dilated input to load. The record's knobs tile that
+// convolution's output, which is the operator's.
+std::optional<ConvWorkload> tvm_template_workload(const ConvWorkload& w);
+
 // Mean measured seconds; +infinity for a failed or empty measurement (never the best).
 double record_seconds(const TuningRecord& r);
 

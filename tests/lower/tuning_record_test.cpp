@@ -168,6 +168,41 @@ TEST(TuningRecord, IllegalKnobsForTheConfigNameTheKnob) {
   EXPECT_NE(error_of([&] { resolve_schedule(c, log.records[0].workload, s); }).find("oc_nthread"), std::string::npos);
 }
 
+// TVM's conv2d_transpose_packed runs a stride-1 convolution over the stride-dilated, padded input:
+// the operator's output, stride_h * stride_w times its multiply-accumulates (DCGAN's k4 s2 p1
+// layers: four times). Other tasks, and stride 1, are computed as they are.
+TEST(TuningRecord, TvmTransposedTemplateIsAConvolutionOverTheDilatedInput) {
+  lower::ConvWorkload t;
+  t.kind = lower::OpKind::kConv2dTranspose;
+  t.in_channels = 256;
+  t.out_channels = 128;
+  t.height = t.width = 16;
+  t.kernel_h = t.kernel_w = 4;
+  t.stride_h = t.stride_w = 2;
+  t.pad_top = t.pad_left = t.pad_bottom = t.pad_right = 1;
+  const std::optional<lower::ConvWorkload> c = lower::tvm_template_workload(t);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->kind, lower::OpKind::kConv2d);
+  EXPECT_EQ(c->height, 31);  // 16 pixels with a zero between each two
+  EXPECT_EQ(c->pad_top, 2);  // kernel - 1 - pad
+  EXPECT_EQ(c->stride_h, 1);
+  EXPECT_EQ(c->out_height(), t.out_height());
+  EXPECT_EQ(c->out_width(), t.out_width());
+  EXPECT_EQ(c->macs(), 4 * t.macs());
+  // Output padding goes to the bottom and right.
+  t.output_pad_h = t.output_pad_w = 1;
+  const auto padded = lower::tvm_template_workload(t);
+  ASSERT_TRUE(padded.has_value());
+  EXPECT_EQ(padded->pad_bottom, 3);
+  EXPECT_EQ(padded->out_height(), t.out_height());
+  t.output_pad_h = t.output_pad_w = 0;
+  t.stride_h = t.stride_w = 1;
+  EXPECT_FALSE(lower::tvm_template_workload(t).has_value());
+  lower::ConvWorkload conv;
+  conv.in_channels = conv.out_channels = 16;
+  EXPECT_FALSE(lower::tvm_template_workload(conv).has_value());
+}
+
 TEST(HwConfigName, ParsesEveryVtaConfigNameBackToItself) {
   EXPECT_EQ(hw::HwConfig::from_name("1x16_i8w8a32_15_15_18_17"), hw::HwConfig{});
   EXPECT_EQ(hw::HwConfig::from_name("pynq_1x16_i8w8a32_15_15_18_17"), hw::HwConfig{});
