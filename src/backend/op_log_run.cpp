@@ -42,7 +42,7 @@ struct OpLogRow {
   const lower::TuningRecord* record = nullptr;
   const hw::Bitstream* bitstream = nullptr;  // the bitstream it was timed with, if not the HLS design
   std::string config_name;
-  std::string timed_workload;  // what was timed, when TVM's template computes another workload
+  std::string timed_workload;  // the workload TVM's template computed (empty if its config failed)
   lower::Schedule schedule;
   std::vector<std::string> notes;
   OpRun run;
@@ -86,13 +86,8 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
       configs.emplace(c.target + "_" + c.name() + (row.bitstream ? fmt::format(" ({})", row.bitstream->name) : ""), c);
       row.config_name = c.name();
       // Time what TVM's template ran on the board (a transposed convolution over its dilated input).
-      lower::TuningRecord as_run = r;
-      if (auto w = lower::tvm_template_workload(r.workload)) {
-        as_run.workload = *w;
-        row.timed_workload = w->to_string();
-        row.notes.push_back(fmt::format("timed as TVM's {} computes it: {} (the stride-dilated input)",
-                                        lower::op_kind_task(r.workload.kind), row.timed_workload));
-      }
+      const lower::TuningRecord as_run = lower::record_as_run(r, &row.notes);
+      row.timed_workload = as_run.workload.to_string();
       row.schedule = lower::record_schedule(as_run, c, &row.notes);
       row.run = run_op(c, as_run.workload, row.schedule, o);
       if (!a.timing_only && !row.run.verified) row.error = "MISMATCH: " + row.run.mismatch;

@@ -128,12 +128,7 @@ void run_op_command(const OpArgs& a) {
     if (!r) throw Error("--record: not a VTA record (its target has no -device=vta or its task is not a VTA task)");
     config = a.config.empty() ? hw::HwConfig::from_name(r->model) : hw::load_config(a.config);
     // What TVM's template ran on the board (docs/timing_model.md: TVM's templates).
-    lower::TuningRecord as_run = *r;
-    if (auto tw = lower::tvm_template_workload(r->workload)) {
-      as_run.workload = *tw;
-      notes.push_back(fmt::format("timed as TVM's {} computes it: {} (the stride-dilated input)",
-                                  lower::op_kind_task(r->workload.kind), tw->to_string()));
-    }
+    const lower::TuningRecord as_run = lower::record_as_run(*r, &notes);
     w = as_run.workload;
     s = lower::record_schedule(as_run, config, &notes);
     recorded_seconds = lower::record_seconds(*r);

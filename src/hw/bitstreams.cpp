@@ -9,6 +9,7 @@ namespace tauvta::hw {
 
 namespace {
 
+// The table, declared once.
 constexpr Bitstream kBitstreams[] = {
     {"pynq-1x16-2019-08-slow-alu", "pynq_1x16_i8w8a32_15_15_18_17", "2019-08-01", "2019-08-31",
      R"({"ALU_II": 18})",
@@ -31,8 +32,6 @@ double day_start(const char* date) {
 }
 
 }  // namespace
-
-std::span<const Bitstream> known_bitstreams() { return kBitstreams; }
 
 const Bitstream* bitstream_of(const std::string& model, double timestamp) {
   for (const Bitstream& b : kBitstreams) {

@@ -5,7 +5,6 @@
 // measured on, so records of a different hardware are not read as errors of the memory model.
 #pragma once
 
-#include <span>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -20,9 +19,6 @@ struct Bitstream {
   const char* timing;         // a JSON object of the TIMING values that differ
   const char* evidence;       // what shows each value, with the records it comes from
 };
-
-// The table, declared once (src/hw/bitstreams.cpp).
-std::span<const Bitstream> known_bitstreams();
 
 // The bitstream a board record of `model` measured at `timestamp` (Unix seconds) ran; null when
 // it ran the design the presets model.

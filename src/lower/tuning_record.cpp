@@ -222,6 +222,18 @@ std::optional<ConvWorkload> tvm_template_workload(const ConvWorkload& w) {
   return c;
 }
 
+TuningRecord record_as_run(const TuningRecord& r, std::vector<std::string>* notes) {
+  TuningRecord run = r;
+  if (std::optional<ConvWorkload> w = tvm_template_workload(r.workload)) {
+    run.workload = *w;
+    if (notes) {
+      notes->push_back(fmt::format("timed as TVM's {} computes it: {} (the stride-dilated input)",
+                                   op_kind_task(r.workload.kind), w->to_string()));
+    }
+  }
+  return run;
+}
+
 double record_seconds(const TuningRecord& r) {
   if (r.error_no != 0 || r.costs.empty()) return std::numeric_limits<double>::infinity();
   double sum = 0;

@@ -71,6 +71,9 @@ Schedule record_schedule(const TuningRecord& r, const hw::HwConfig& c, std::vect
 // tauvta's per-phase lowering, and the dilated input to load. The record's knobs tile that
 // convolution's output, which is the operator's.
 std::optional<ConvWorkload> tvm_template_workload(const ConvWorkload& w);
+// The record with the workload its template ran (tvm_template_workload, when it differs; a note
+// in `notes` says so): what `op --record` and `op --log` time against its board time.
+TuningRecord record_as_run(const TuningRecord& r, std::vector<std::string>* notes);
 
 // Mean measured seconds; +infinity for a failed or empty measurement (never the best).
 double record_seconds(const TuningRecord& r);

@@ -5,10 +5,6 @@
 
 namespace tauvta::sim {
 
-namespace {
-constexpr uint64_t kPageBytes = 4096;  // AXI: a burst never crosses a 4 KiB boundary
-}  // namespace
-
 uint64_t PortChannel::reserve(uint64_t t, uint64_t cycles, uint64_t issue) {
   if (cycles == 0) return t;
   // The first live interval that ends after t (ends are sorted like starts: disjoint intervals).
@@ -173,26 +169,19 @@ MemorySystem::MemorySystem(const hw::HwConfig& c)
 
 const RowPattern& MemorySystem::pattern(uint64_t addr, uint64_t bytes, bool write) {
   const uint64_t key = pattern_key(addr, bytes, write);
-  const uint64_t page_offset = key >> 1 & (kPageBytes - 1);  // as pattern_key packed it
   CachedPattern& cached = pattern_cache_[(key * 0x9E3779B97F4A7C15ull) >> 54];
   if (cached.row != nullptr && cached.key == key) return *cached.row;
   auto [pos, fresh] = pattern_index_.try_emplace(key, nullptr);
   if (fresh) {
     RowPattern& r = patterns_.emplace_back();
-    r.write = write;
-    r.bytes = bytes;
-    r.page_offset = page_offset;
     r.key = key;
     TransferResult tally;
-    r.end = burst_row(p_, BurstCycles{p_, &burst_cycles_}, 0, page_offset, bytes, write, nullptr,
-                      inflight_.data(), tally, p_.row_overhead,
+    r.end = burst_row(p_, BurstCycles{p_, &burst_cycles_}, 0, pattern_offset(addr, bytes), bytes,
+                      write, nullptr, inflight_.data(), tally, p_.row_overhead,
                       [&r](uint64_t start, uint64_t cycles, uint64_t issue) {
                         r.bursts.push_back(RowPattern::Burst{start, cycles, issue});
                       });
     r.port_cycles = tally.port_cycles;
-    for (const RowPattern::Burst& x : r.bursts) {
-      if (x.cycles > 0) r.busy_end = x.start + x.cycles;
-    }
     // Back-to-back bursts form runs; a burst of no cycles books nothing (as reserve does).
     for (uint32_t j = 0; j < r.bursts.size(); ++j) {
       const RowPattern::Burst& x = r.bursts[j];
@@ -205,6 +194,10 @@ const RowPattern& MemorySystem::pattern(uint64_t addr, uint64_t bytes, bool writ
         }
       }
       r.runs.push_back(RowPattern::Run{j, j + 1});
+    }
+    if (!r.runs.empty()) {
+      const RowPattern::Burst& x = r.bursts[r.runs.back().last - 1];
+      r.busy_end = x.start + x.cycles;
     }
     pattern_bursts_ += r.bursts.size();
     pos->second = &r;

@@ -27,6 +27,8 @@ namespace tauvta::sim {
 
 struct RowPattern;
 
+inline constexpr uint64_t kPageBytes = 4096;  // AXI: a burst never crosses a 4 KiB boundary
+
 // One AXI data channel (read or write) of the shared port: the cycles it is busy, burst by burst.
 // The port serves bursts in the order their addresses were issued (the interconnect arbitrates
 // per burst), while the timing model books a whole memcpy when its instruction starts: so a burst
@@ -49,7 +51,7 @@ class PortChannel {
   bool free_after(uint64_t t) const { return head_ == busy_.size() || busy_.back().end <= t; }
   // Books the bursts of `row` started at `at` after everything reserved (the caller knows nothing
   // is booked at or after `at`): reserve's result for each burst on such a calendar, without the
-  // search. `row` must outlive the bookings (MemorySystem keeps its patterns until clear()).
+  // search. `row` must outlive the bookings (MemorySystem keeps its patterns while any is booked).
   void append(uint64_t at, const RowPattern& row);
   // Forget intervals ending at or before t (no later request can start before t).
   void forget_before(uint64_t t);
@@ -117,9 +119,7 @@ struct RowPattern {
   struct Run {
     uint32_t first, last;  // bursts [first, last), each starting where the one before ended
   };
-  bool write = false;
-  uint64_t page_offset = 0, bytes = 0;  // what the key packs (see MemorySystem::pattern)
-  uint64_t key = 0;
+  uint64_t key = 0;                     // MemorySystem::pattern_key of its rows
   uint64_t end = 0;                     // the row's completion, from its start
   uint64_t busy_end = 0;                // the end of its last burst on the channel, from its start
   uint64_t port_cycles = 0;
@@ -150,13 +150,16 @@ class MemorySystem {
   uint64_t bytes_arrived(uint64_t start, uint64_t addr, uint64_t bytes) const;
 
  private:
-  // What a row's bursts depend on: its length, direction and place in a page (RowPattern::key).
-  // A row within one page is split at max_burst_bytes from its start only, so its bursts depend
-  // on its offset within a beat alone; a row that crosses a page is keyed by its page offset.
+  // Where a row starts, as far as its bursts depend on it: a row within one page is split at
+  // max_burst_bytes from its start only, so its offset within a beat; a row that crosses a page,
+  // its page offset.
+  uint64_t pattern_offset(uint64_t addr, uint64_t bytes) const {
+    const uint64_t page_offset = addr % kPageBytes;
+    return page_offset + bytes <= kPageBytes ? page_offset % p_.bus_bytes : page_offset;
+  }
+  // What a row's bursts depend on: its length, direction and pattern_offset (RowPattern::key).
   uint64_t pattern_key(uint64_t addr, uint64_t bytes, bool write) const {
-    uint64_t page_offset = addr % 4096;
-    if (page_offset + bytes <= 4096) page_offset %= p_.bus_bytes;
-    return bytes << 13 | page_offset << 1 | uint64_t(write);
+    return bytes << 13 | pattern_offset(addr, bytes) << 1 | uint64_t(write);
   }
   // The pattern of a row of `bytes` bytes at `addr`, computed the first time its key is met.
   const RowPattern& pattern(uint64_t addr, uint64_t bytes, bool write);
@@ -173,8 +176,8 @@ class MemorySystem {
   PortChannel read_, write_;
   std::vector<uint64_t> inflight_;  // completion times of the last `outstanding` bursts (ring)
   std::vector<uint64_t> burst_cycles_;  // MemoryParams::burst_cycles by beats, up to a full burst
-  // Every row pattern met since clear() (a deque: the calendars point into it), found through a
-  // direct-mapped table keyed by RowPattern's key, in front of a map.
+  // Every row pattern met (a deque: the calendars point into it; trim_patterns forgets them),
+  // found through a direct-mapped table keyed by RowPattern's key, in front of a map.
   std::deque<RowPattern> patterns_;
   std::unordered_map<uint64_t, const RowPattern*> pattern_index_;
   struct CachedPattern {

@@ -78,7 +78,8 @@ def main():
 
     with open(args.ranges) as f:
         documented = json.load(f)
-    board = resolved_config(args)["TARGET"]
+    resolved = resolved_config(args)
+    board = resolved["TARGET"]
     ranges = documented.get(board)
     if ranges is None:
         sys.exit(f"fit_board: {args.ranges} documents no parameters of board '{board}': nothing may be fitted")
@@ -92,6 +93,9 @@ def main():
     for key, source in ties:
         if source not in args.fit:
             sys.exit(f"fit_board: --tie {key}={source}: {source} is not fitted")
+        if key not in ranges:
+            sys.exit(f"fit_board: --tie {key}={source}: {key} is not a documented physical parameter of "
+                     f"board '{board}'")
 
     def tied(t):
         t = dict(t)
@@ -108,7 +112,7 @@ def main():
             cache[key] = objective(run_model(args, t)["records"], math.log(args.cap))
         return cache[key]
 
-    defaults = resolved_config(args)["TIMING"]
+    defaults = resolved["TIMING"]
     for name in args.fit:
         timing.setdefault(name, defaults[name])
     best = evaluate(timing)
@@ -169,8 +173,6 @@ def main():
                f"({ranges[k]['why']})"
                for k in list(args.fit) + [t for t, _ in ties]
                if k in ranges and not ranges[k]["min"] <= timing[k] <= ranges[k]["max"]]
-    outside += [f"{k} (tied) is not a documented physical parameter of board '{board}'"
-                for k, _ in ties if k not in ranges]
     if outside:
         sys.exit("fit_board: refused, nothing written: " + "; ".join(outside))
     if args.out:
