@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cpu/op_registry.h"
+#include "graph/fake_quant.h"
 
 namespace tauvta::cpu {
 
@@ -79,6 +80,21 @@ std::vector<Tensor> op_DequantizeLinear(const OpArgs& a) {
     const size_t c = q.count == 1 ? 0 : size_t((int64_t(i) / q.inner) % q.count);
     py[i] = float(xs[i] - zs[c]) * ss[c];
   }
+  return outputs(std::move(y));
+}
+
+// tauvta's FakeQuant (graph/fake_quant.h): an imported QDQ / QONNX quantizer on an activation,
+// run with the model's own scale so that the float model is the fake-quantized one.
+std::vector<Tensor> op_FakeQuant(const OpArgs& a) {
+  const Tensor& x = a.in(0);
+  const graph::Node& n = a.node;
+  const float scale = n.attr_float("scale");
+  const int64_t zp = n.attr_int_or("zero_point", 0), lo = n.attr_int("qmin"), hi = n.attr_int("qmax");
+  const bool bipolar = n.attr_int_or("bipolar", 0) != 0;
+  Tensor y(DType::kFloat32, x.shape());
+  const std::vector<float> xs = x.to_float();
+  float* py = y.data<float>();
+  for (size_t i = 0; i < xs.size(); ++i) py[i] = graph::fake_quant_value(xs[i], scale, zp, lo, hi, bipolar);
   return outputs(std::move(y));
 }
 

@@ -38,6 +38,7 @@ namespace tauvta::cpu {
   X(Erf)                    \
   X(Exp)                    \
   X(Expand)                 \
+  X(FakeQuant)              \
   X(Flatten)                \
   X(Floor)                  \
   X(Gather)                 \

@@ -19,6 +19,12 @@
 
 namespace tauvta::graph {
 
+bool is_qonnx_quant(const std::string& domain, const std::string& op_type) {
+  const bool qonnx_domain = domain == "qonnx.custom_op.general" || domain == "finn.custom_op.general" ||
+                            domain == "onnx.brevitas";
+  return qonnx_domain && (op_type == "Quant" || op_type == "BipolarQuant");
+}
+
 namespace {
 
 std::string attr_type_name(int t) {
@@ -388,6 +394,7 @@ Graph import_onnx_model(const onnx::ModelProto& model, const std::string& source
     if (!np.name().empty()) ctx.names.insert(np.name());
   }
   std::set<std::string> assigned;
+  std::vector<Node> qonnx;
   for (int k = 0; k < gp.node_size(); ++k) {
     const auto& np = gp.node(k);
     Node n;
@@ -401,6 +408,15 @@ Graph import_onnx_model(const onnx::ModelProto& model, const std::string& source
       n.name = ctx.fresh(np.name().empty() ? fmt::format("{}_{}", np.op_type(), k) : np.name());
     }
     assigned.insert(n.name);
+    if (is_qonnx_quant(np.domain(), n.op_type)) {
+      // QONNX's Quant / BipolarQuant (Brevitas, FINN): kept as they are for fold_fake_quant
+      // (graph/fake_quant.h), which the model pipeline runs first.
+      for (const auto& ap : np.attribute()) {
+        n.attrs[ap.name()] = attr_from_proto(ap, fmt::format("{}: {}", source, n.describe()));
+      }
+      qonnx.push_back(std::move(n));
+      continue;
+    }
     if (!np.domain().empty() && np.domain() != "ai.onnx") {
       throw Error(fmt::format("{}: {}: operator domain '{}' is not supported (only the default ONNX domain)",
                               source, n.describe(), np.domain()));
@@ -426,7 +442,14 @@ Graph import_onnx_model(const onnx::ModelProto& model, const std::string& source
 
   std::set<std::string> available(g.inputs.begin(), g.inputs.end());
   for (const auto& [k, v] : g.initializers) available.insert(k);
+  std::set<std::string> qonnx_names;
+  for (Node& n : qonnx) qonnx_names.insert(n.name);
+  nodes.insert(nodes.end(), std::make_move_iterator(qonnx.begin()), std::make_move_iterator(qonnx.end()));
   for (Node& n : topological_order(std::move(nodes), available, source)) {
+    if (qonnx_names.count(n.name)) {
+      g.nodes.push_back(std::move(n));
+      continue;
+    }
     const OnnxOpSpec& spec = *find_onnx_op(n.op_type);
     normalize_node(std::move(n), spec, onnx_op_version(spec, ctx.opset), ctx);
   }

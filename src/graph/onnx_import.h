@@ -40,6 +40,10 @@ Tensor tensor_from_onnx(const onnx::TensorProto& proto, const std::string& where
 int onnx_elem_type(DType t);
 DType dtype_from_onnx_elem_type(int elem_type, const std::string& where);
 
+// QONNX's Quant and BipolarQuant (domains qonnx.custom_op.general, finn.custom_op.general,
+// onnx.brevitas): imported as they are (attributes kept, not normalized) for fold_fake_quant.
+bool is_qonnx_quant(const std::string& domain, const std::string& op_type);
+
 // The operators import_onnx accepts, sorted.
 std::vector<std::string> supported_onnx_operators();
 

@@ -182,6 +182,9 @@ QuantizeResult quantize(const Graph& g, const CalibrationStats& stats, const Qua
       if (b.elementwise(n, fused)) continue;
     } else if (op == "Relu" || op == "Clip") {
       if (b.clip(n)) continue;
+    } else if (op == "FakeQuant") {
+      b.fake_quant(n);
+      continue;
     } else if (op == "AveragePool" || op == "GlobalAveragePool") {
       if (b.average_pool(n)) continue;
     } else if (op == "Concat") {

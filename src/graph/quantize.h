@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "graph/graph.h"
 
 namespace tauvta::graph {
@@ -70,6 +71,16 @@ int choose_frac_bits(const ValueHistogram& h, int bits, CalibStatistic stat, dou
 // nearest, ties to even (ONNX QuantizeLinear's rule), then clipped to the `bits`-wide range.
 int64_t quantize_value(double x, int frac_bits, int bits);
 
+// A weight's fixed-point format as an imported quantized model fixes it (graph/fake_quant.h):
+// quantize() uses it in place of the weight statistic.
+struct WeightFormat {
+  std::vector<int> frac_bits;  // one (per tensor) or one per slice of `axis`
+  int64_t axis = 0;
+  int64_t qmin = 0, qmax = 0;  // the range of the integers the model holds (zero point removed)
+  std::string node;            // "node 'w_q' (QuantizeLinear)": the node that quantized them
+  std::string error;           // non-empty: what tauvta cannot represent (quantize() throws it)
+};
+
 struct QuantizeOptions {
   int act_bits = 8;   // activations (the config's input width; outputs have the same width)
   int wgt_bits = 8;   // weights (the config's weight width)
@@ -82,6 +93,9 @@ struct QuantizeOptions {
   // its fixed-point form, in place of what calibration picks. A name no quantized activation
   // has is an error; a value the statistics never saw may still be given one here.
   std::map<std::string, int> formats;
+  // Weight initializer -> the format an imported quantized model gives it (per tensor, or per
+  // output channel whatever `per_channel` says).
+  std::map<std::string, WeightFormat> weight_formats;
 };
 
 // One requantizing layer, for reports and the precision tools.
@@ -108,6 +122,14 @@ struct QuantizeResult {
   // Float graph value -> the quantized graph value holding its integer version (for per-layer
   // error reports). Values that only exist in float (fallback outputs) map to themselves.
   std::map<std::string, std::string> value_map;
+};
+
+// Thrown by quantize() when a value it needs a format for has no statistics (and no given or
+// imported format): the model pipeline quantizes an imported quantized model without
+// calibrating first and calibrates only when this says it must.
+class MissingStatistics : public Error {
+ public:
+  using Error::Error;
 };
 
 // Quantizes a float graph (shapes inferred, constants and batch norms folded). Every graph input

@@ -22,6 +22,12 @@ QuantBuilder::QuantBuilder(const Graph& src, const CalibrationStats& stats, cons
     if (const ValueInfo* v = src.info(i)) out.values[i] = *v;
   }
   for (const Node& n : src.nodes) {
+    if (n.op_type == "FakeQuant") {
+      imported_[n.outputs.at(0)] = int(n.attr_int("frac_bits"));
+      imported_.emplace(n.input(0), int(n.attr_int("frac_bits")));
+    }
+  }
+  for (const Node& n : src.nodes) {
     names_.insert(n.name);
     names_.insert(n.inputs.begin(), n.inputs.end());
     names_.insert(n.outputs.begin(), n.outputs.end());
@@ -42,7 +48,7 @@ const ValueHistogram& QuantBuilder::stats_of(const std::string& v) const {
   auto it = stats_.find(v);
   if (it == stats_.end() || it->second.count() == 0) {
     const Node* p = src_.producer(v);
-    throw Error(fmt::format("quantize: no calibration statistics for value '{}'{}", v,
+    throw MissingStatistics(fmt::format("quantize: no calibration statistics for value '{}'{}", v,
                             p ? " (output of " + p->describe() + ")" : std::string(" (graph input)")));
   }
   return it->second;
@@ -50,9 +56,11 @@ const ValueHistogram& QuantBuilder::stats_of(const std::string& v) const {
 
 int QuantBuilder::activation_frac(const std::string& v) {
   auto given = opt_.formats.find(v);
-  const int f = given != opt_.formats.end()
-                    ? given->second
-                    : choose_frac_bits(stats_of(v), opt_.act_bits, opt_.act_stat, opt_.percentile);
+  auto imported = imported_.find(v);
+  const int f = given != opt_.formats.end()      ? given->second
+                : imported != imported_.end() ? imported->second
+                                                : choose_frac_bits(stats_of(v), opt_.act_bits, opt_.act_stat,
+                                                                   opt_.percentile);
   res_.activation_formats[v] = f;
   return f;
 }
@@ -230,11 +238,64 @@ Fusion QuantBuilder::find_fusion(const Node& n) const {
     f.act = &a;
     f.lo = lo;
     f.hi = hi;
-  } else {
+  } else if (a.op_type != "FakeQuant") {
     return f;
   }
-  f.output = a.outputs[0];
+  const Node* fq = &a;
+  if (a.op_type != "FakeQuant") {
+    f.output = a.outputs[0];
+    const std::vector<const Node*> next = src_.consumers(f.output);
+    if (std::count(src_.outputs.begin(), src_.outputs.end(), f.output) || next.size() != 1 ||
+        next[0]->op_type != "FakeQuant") {
+      return f;
+    }
+    fq = next[0];
+  }
+  // An imported FakeQuant: its integer range at its own binary point bounds the output too.
+  check_fake_quant(*fq);
+  const int frac = int(fq->attr_int("frac_bits"));
+  f.fake_quant = fq;
+  f.lo = std::max(f.lo, std::ldexp(double(fq->attr_int("qmin")), -frac));
+  f.hi = std::min(f.hi, std::ldexp(double(fq->attr_int("qmax")), -frac));
+  f.output = fq->outputs.at(0);
   return f;
+}
+
+void QuantBuilder::check_fake_quant(const Node& fq) const {
+  const std::string source = fq.attr_string_or("source", fq.describe());
+  if (const std::string e = fq.attr_string_or("error", ""); !e.empty()) throw Error(e);
+  const int64_t lo = fq.attr_int("qmin"), hi = fq.attr_int("qmax");
+  int need = 1;
+  while (lo < -(int64_t(1) << (need - 1)) || hi > (int64_t(1) << (need - 1)) - 1) ++need;
+  if (need > opt_.act_bits) {
+    throw Error(fmt::format("{}: integer range [{}, {}] of '{}' needs {} signed bits; the activations are {} bits "
+                            "(tauvta's formats are signed: narrow the Clip, bitwidth or integer type)",
+                            source, lo, hi, fq.outputs.at(0), need, opt_.act_bits));
+  }
+}
+
+const WeightFormat* QuantBuilder::imported_weight_format(const Node& n, bool channel_axis0, int64_t channels) {
+  auto it = opt_.weight_formats.find(n.input(1));
+  if (it == opt_.weight_formats.end()) return nullptr;
+  const WeightFormat& w = it->second;
+  if (!w.error.empty()) throw Error(w.error);
+  int need = 1;
+  while (w.qmin < -(int64_t(1) << (need - 1)) || w.qmax > (int64_t(1) << (need - 1)) - 1) ++need;
+  if (need > opt_.wgt_bits) {
+    throw Error(fmt::format("{}: weights '{}' of {} hold integers in [{}, {}] ({} signed bits); the weights are {} "
+                            "bits", w.node, n.input(1), n.describe(), w.qmin, w.qmax, need, opt_.wgt_bits));
+  }
+  if (w.frac_bits.size() > 1) {
+    // Per-channel formats must run along the output channels as the operator stores them.
+    const bool trans_b = n.op_type == "Gemm" && n.attr_int_or("transB", 0) != 0;
+    const int64_t out_axis = n.op_type == "Conv" || trans_b ? 0 : 1;
+    if (!channel_axis0 || w.axis != out_axis || int64_t(w.frac_bits.size()) != channels) {
+      throw Error(fmt::format("{}: weights '{}' of {} have one scale per slice of axis {}; tauvta's per-channel weight "
+                              "formats run along a Conv's or Gemm's output channels (axis {})",
+                              w.node, n.input(1), n.describe(), w.axis, out_axis));
+    }
+  }
+  return &w;
 }
 
 std::pair<int64_t, int64_t> QuantBuilder::clip_bounds(const Fusion& f, int frac_bits, int bits) const {

@@ -15,6 +15,7 @@ namespace tauvta::graph::detail {
 // The activation (Relu or Clip) folded into a requantizing node's clip bounds.
 struct Fusion {
   const Node* act = nullptr;  // nullptr: nothing fused
+  const Node* fake_quant = nullptr;  // an imported FakeQuant after it (or after act), fused too
   double lo = -INFINITY, hi = INFINITY;
   std::string output;  // the float value the fused node computes
 };
@@ -30,6 +31,7 @@ class QuantBuilder {
   void matmul(const Node& n, std::set<std::string>& fused);         // activation x activation
   bool elementwise(const Node& n, std::set<std::string>& fused);    // Add, Sub, Mul
   bool clip(const Node& n);                                         // standalone Relu, Clip
+  void fake_quant(const Node& n);  // an imported FakeQuant no producer absorbed: QClip or nothing
   bool average_pool(const Node& n);
   void concat(const Node& n);
   void pass_through(const Node& n);
@@ -50,6 +52,15 @@ class QuantBuilder {
   std::string fresh(const std::string& base);
   std::string add_initializer(const std::string& base, Tensor t, QuantParams q);
   Fusion find_fusion(const Node& n) const;
+  // Throws the error an imported FakeQuant carries, or that its integer range does not fit the
+  // activation width.
+  void check_fake_quant(const Node& fq) const;
+  // The formats of imported FakeQuant nodes: their outputs', and their inputs' (a value read by
+  // one gets its format unless something else gives it one).
+  std::map<std::string, int> imported_;
+  // The format an imported model gives a linear layer's weights (nullptr: none); throws what it
+  // cannot represent.
+  const WeightFormat* imported_weight_format(const Node& n, bool channel_axis0, int64_t channels);
   // Clip bounds of a requantizing node writing `bits`-wide values at `frac_bits`.
   std::pair<int64_t, int64_t> clip_bounds(const Fusion& f, int frac_bits, int bits) const;
   // A constant operand quantized at 16 bits (the ALU immediate width), frac at most `frac_cap`.

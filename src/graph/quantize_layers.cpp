@@ -87,10 +87,15 @@ bool QuantBuilder::linear_layer(const Node& n, std::set<std::string>& fused) {
   const int bits = opt_.act_bits;
 
   // Weight formats: one per tensor, or one per output channel (axis 0 only).
-  const bool per_channel = opt_.per_channel && lw.channel_axis0;
+  const WeightFormat* imported = imported_weight_format(n, lw.channel_axis0, lw.channels);
+  const bool per_channel = (opt_.per_channel || (imported && imported->frac_bits.size() > 1)) && lw.channel_axis0;
   const int64_t slice = int64_t(lw.w.size()) / lw.shape[0];
   std::vector<int> fw(size_t(lw.channels));
-  if (per_channel) {
+  if (imported != nullptr) {  // the model's own binary points: its integers, exactly
+    for (int64_t c = 0; c < lw.channels; ++c) {
+      fw[size_t(c)] = imported->frac_bits[imported->frac_bits.size() > 1 ? size_t(c) : 0];
+    }
+  } else if (per_channel) {
     for (int64_t c = 0; c < lw.channels; ++c) {
       ValueHistogram h;
       h.add(std::span<const float>(lw.w.data() + c * slice, size_t(slice)));
@@ -198,7 +203,9 @@ bool QuantBuilder::linear_layer(const Node& n, std::set<std::string>& fused) {
   add_requant_attrs(q, shifts[0], clip, bits, fusion);
   if (per_channel) q.attrs["shift"] = shifts;
   q.outputs = {int_output(fusion.output, f_out, bits)};
-  if (fusion.act) fused.insert(fusion.act->name);
+  for (const Node* absorbed : {fusion.act, fusion.fake_quant}) {
+    if (absorbed != nullptr) fused.insert(absorbed->name);
+  }
 
   QuantLayer layer{q.name, q.op_type, q.outputs[0], f_in, wqp.frac_bits, f_out, {}, clip.first,
                    clip.second, worst};
@@ -228,7 +235,9 @@ void QuantBuilder::matmul(const Node& n, std::set<std::string>& fused) {
   const auto clip = clip_bounds(fusion, f_out, bits);
   add_requant_attrs(q, int64_t(fa) + fb - f_out, clip, bits, fusion);
   q.outputs = {int_output(fusion.output, f_out, bits)};
-  if (fusion.act) fused.insert(fusion.act->name);
+  for (const Node* absorbed : {fusion.act, fusion.fake_quant}) {
+    if (absorbed != nullptr) fused.insert(absorbed->name);
+  }
   res_.layers.push_back({q.name, q.op_type, q.outputs[0], fa, fb, f_out, {fa + fb - f_out}, clip.first,
                          clip.second, worst});
   emit(std::move(q));
@@ -291,7 +300,9 @@ bool QuantBuilder::elementwise(const Node& n, std::set<std::string>& fused) {
   check_accumulator(n, worst, "");
   add_requant_attrs(q, shift, clip, bits, fusion);
   q.outputs = {int_output(fusion.output, f_out, bits)};
-  if (fusion.act) fused.insert(fusion.act->name);
+  for (const Node* absorbed : {fusion.act, fusion.fake_quant}) {
+    if (absorbed != nullptr) fused.insert(absorbed->name);
+  }
   res_.layers.push_back({q.name, q.op_type, q.outputs[0], fa, fb, f_out, {int(shift)}, clip.first,
                          clip.second, worst});
   emit(std::move(q));
@@ -324,6 +335,32 @@ bool QuantBuilder::clip(const Node& n) {
   q.outputs = {int_output(n.outputs[0], frac, bits)};
   emit(std::move(q));
   return true;
+}
+
+void QuantBuilder::fake_quant(const Node& n) {
+  check_fake_quant(n);
+  const std::string x = int_input(n.input(0));
+  const int f_in = frac_of(x), in_bits = bits_of(x);
+  const std::string& y = n.outputs.at(0);
+  const int f = activation_frac(y);
+  const int bits = opt_.act_bits;
+  Fusion fu;
+  fu.lo = std::ldexp(double(n.attr_int("qmin")), -f);
+  fu.hi = std::ldexp(double(n.attr_int("qmax")), -f);
+  const auto clip = clip_bounds(fu, f, bits);
+  const bool output = std::count(src_.outputs.begin(), src_.outputs.end(), y) != 0;
+  if (f == f_in && in_bits == bits && clip == clip_bounds(Fusion{}, f, bits) && !output) {
+    int_of_[y] = x;  // the format already holds exactly this range: nothing to do
+    res_.value_map[y] = x;
+    return;
+  }
+  Node q;
+  q.name = n.name;
+  q.op_type = "QClip";
+  q.inputs = {x};
+  add_requant_attrs(q, int64_t(f_in) - f, clip, bits, Fusion{});
+  q.outputs = {int_output(y, f, bits)};
+  emit(std::move(q));
 }
 
 bool QuantBuilder::average_pool(const Node& n) {

@@ -353,6 +353,7 @@ ShapeRule find_nn_rule(const std::string& op) {
       {"GlobalMaxPool", global_pool},
       {"LeakyRelu", float_unary},
       {"Elu", float_unary},
+      {"FakeQuant", float_unary},  // tauvta's imported fake quantization (graph/fake_quant.h)
       {"Selu", float_unary},
       {"Softplus", float_unary},
       {"Sign", same_as_input},

@@ -1,5 +1,6 @@
 #include "model/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <set>
@@ -11,6 +12,7 @@
 #include "common/error.h"
 #include "cpu/calibration.h"
 #include "cpu/float_executor.h"
+#include "graph/fake_quant.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "graph/shape_inference.h"
@@ -160,13 +162,25 @@ class PassRunner {
   int count_ = 0;
 };
 
+LoadedModel finish_quantized(PassRunner& p, LoadedModel& m) {
+  p.dump("quantize", m.quant.graph);
+  graph::verify_quantized(m.quant.graph);
+  m.warnings.insert(m.warnings.end(), m.quant.warnings.begin(), m.quant.warnings.end());
+  m.quantized = true;
+  return std::move(m);
+}
+
 }  // namespace
 
 LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) {
   LoadedModel m;
   PassRunner p(o, m);
   graph::Graph g = p.run("import", [&] {
-    graph::Graph imported = graph::import_onnx(path);
+    // A quantized model's QDQ / QONNX nodes become FakeQuant nodes and weight formats.
+    graph::FakeQuantImport fq = graph::fold_fake_quant(graph::import_onnx(path));
+    m.weight_formats = std::move(fq.weights);
+    m.warnings.insert(m.warnings.end(), fq.warnings.begin(), fq.warnings.end());
+    graph::Graph imported = std::move(fq.graph);
     m.declared_inputs = declared_inputs(imported, o.batch);
     if (const std::string why = batch_pin_reason(imported); !why.empty()) {
       m.pinned_batch = default_batch(m);
@@ -194,6 +208,33 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
   if (!o.quantize) return m;
   graph::refuse_sequences(m.float_graph);  // before calibration spends time on a graph quantize() refuses
 
+  graph::QuantizeOptions q;
+  q.act_bits = o.config.inp_width();
+  q.wgt_bits = o.config.wgt_width();
+  q.acc_bits = o.config.acc_width();
+  q.act_stat = o.calib_stat;
+  q.percentile = o.percentile;
+  q.wgt_stat = o.weight_stat;
+  q.per_channel = o.per_channel;
+  q.weight_formats = m.weight_formats;
+  m.quant_options = q;
+  // An imported quantized model carries its formats: it is not recalibrated unless a value the
+  // integer graph needs has none.
+  const bool imported = !m.weight_formats.empty() ||
+                        std::any_of(m.float_graph.nodes.begin(), m.float_graph.nodes.end(),
+                                    [](const graph::Node& n) { return n.op_type == "FakeQuant"; });
+  if (imported) {
+    const auto t1 = std::chrono::steady_clock::now();
+    try {
+      m.quant = graph::quantize(m.float_graph, m.stats, q);
+      m.calib_source = "none: formats from the model's quantization nodes";
+      p.time("quantize", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+      return finish_quantized(p, m);
+    } catch (const graph::MissingStatistics&) {
+      // some value has no imported format: calibrate as for any model
+    }
+  }
+
   const auto t0 = std::chrono::steady_clock::now();
   const SampleSet samples = load_samples(m.float_graph, o.calibrate, o.calib_samples,
                                            m.pinned_batch > 0 ? m.pinned_batch : o.calib_batch);
@@ -206,23 +247,10 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& o) 
       });
   p.time("calibrate", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
-  graph::QuantizeOptions q;
-  q.act_bits = o.config.inp_width();
-  q.wgt_bits = o.config.wgt_width();
-  q.acc_bits = o.config.acc_width();
-  q.act_stat = o.calib_stat;
-  q.percentile = o.percentile;
-  q.wgt_stat = o.weight_stat;
-  q.per_channel = o.per_channel;
   const auto t1 = std::chrono::steady_clock::now();
-  m.quant_options = q;
   m.quant = graph::quantize(m.float_graph, m.stats, q);
   p.time("quantize", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
-  p.dump("quantize", m.quant.graph);
-  graph::verify_quantized(m.quant.graph);
-  m.warnings.insert(m.warnings.end(), m.quant.warnings.begin(), m.quant.warnings.end());
-  m.quantized = true;
-  return m;
+  return finish_quantized(p, m);
 }
 
 int64_t default_batch(const LoadedModel& m) {

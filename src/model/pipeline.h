@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,9 @@ struct LoadedModel {
   bool quantized = false;
   graph::QuantizeResult quant;  // quant.graph: what the integer reference runs (when quantized)
   std::vector<std::string> warnings;  // calibration source, accumulator overflow risks, ...
+  // Weight formats an imported quantized model fixes (graph/fake_quant.h); its activation
+  // formats are the float graph's FakeQuant nodes.
+  std::map<std::string, graph::WeightFormat> weight_formats;
   std::vector<PassTiming> timings;
   // What quantization started from, kept so the precision tools can quantize again at other
   // binary points without calibrating again.
