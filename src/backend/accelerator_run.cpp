@@ -90,6 +90,7 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
   } else if (!a.images.empty()) {
     const graph::Tensor images = io::read_idx(a.images), labels = io::read_idx(a.labels);
     NetworkAccuracyOptions o;
+    o.begin = a.begin;
     o.limit = a.limit;
     o.check_hazards = a.check_hazards;
     o.rtl = a.rtl;

@@ -31,6 +31,7 @@ struct AcceleratorRunRequest {
   NetworkRequest network;
   std::vector<std::string> inputs;  // NAME=FILE (.npy or .pb)
   std::string output_dir, report, csv, images, labels, html;
+  int64_t begin = 0;   // first image of --images
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, compare = false, quiet = false;
   bool rtl = false;  // also run every accelerator program on the generated RTL (Verilator)

@@ -60,6 +60,19 @@ void add_dse(CLI::App& app) {
                   "run the K best designs of each precision on the generated accelerator in Verilator: "
                   "bit-exactness and RTL cycles beside the explored cycles")
       ->check(CLI::Range(0, 100));
+  cmd->add_option("--images", a->accuracy.images,
+                  "IDX images for the accuracy step: each format's tuned held-out top-1; formats below the bound "
+                  "are infeasible (docs/dse.md, 'Accuracy')");
+  cmd->add_option("--labels", a->accuracy.labels, "IDX labels for --images");
+  cmd->add_option("--max-accuracy-drop", a->accuracy.max_drop_points,
+                  "bound: at most this many points below the float model's held-out top-1");
+  cmd->add_option("--min-accuracy", a->accuracy.min_accuracy, "bound: at least this held-out top-1 (a fraction)");
+  cmd->add_option("--accuracy-tune-images", a->accuracy.tune_images, "tuning split: images [0, N)")
+      ->capture_default_str();
+  cmd->add_option("--accuracy-holdout", a->accuracy.holdout_images, "held-out split: the N images after the tuning split")
+      ->capture_default_str();
+  cmd->add_option("--accuracy-mode", a->accuracy.mode, "per-layer format tuning: otune or search")->capture_default_str();
+  cmd->add_option("--accuracy-limit", a->accuracy.limit, "tuning evaluations per format at most")->capture_default_str();
   cmd->add_option("--out", a->out, "output directory (the same command resumes from it)");
   cmd->add_option("--html", a->html, "Self-contained HTML report: designs by resources and GOPS, Pareto fronts, convergence");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines");

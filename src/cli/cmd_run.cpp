@@ -35,6 +35,7 @@ struct RunArgs {
   // The accelerator (default mode).
   backend::NetworkRequest network;
   std::string csv, images, labels, html;
+  int64_t begin = 0;
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, quiet = false, rtl = false;
   backend::InstrumentOptions instruments;
@@ -65,6 +66,7 @@ void run_run(const RunArgs& a) {
     r.html = a.html;
     r.images = a.images;
     r.labels = a.labels;
+    r.begin = a.begin;
     r.limit = a.limit;
     r.timing_only = a.timing_only;
     r.check_hazards = a.check_hazards;
@@ -188,7 +190,9 @@ void add_run_command(CLI::App& app) {
                   "placement)");
   cmd->add_option("--images", args->images, "Accelerator: IDX images to classify (top-1 accuracy; needs --labels)");
   cmd->add_option("--labels", args->labels, "Accelerator: IDX labels for --images");
-  cmd->add_option("--limit", args->limit, "Accelerator: classify the first N images only");
+  cmd->add_option("--limit", args->limit, "Accelerator: classify the first N images only (from --begin)");
+  cmd->add_option("--begin", args->begin, "Accelerator: the first image --images classifies (default 0)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--timing-only", args->timing_only, "Accelerator: cycles from the timing model only, no data");
   cmd->add_flag("--rtl", args->rtl,
                 "Accelerator: also run every program on the generated accelerator in Verilator, "

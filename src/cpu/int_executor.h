@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "cpu/accumulator_wraps.h"
 #include "cpu/float_executor.h"
 #include "graph/graph.h"
 
@@ -22,6 +23,10 @@ struct IntRunOptions {
   bool reference_kernels = false;
   // Worker threads for convolutions over the batch; 0: one per hardware thread.
   int threads = 1;
+  // Counts each requantizing node's accumulator wraps when set (cpu/accumulator_wraps.h). A node
+  // whose sums could leave 32 bits (largest |input| times its largest row of |weights|, plus
+  // |bias|) then runs on the int64 loops, so every count is of exact sums.
+  AccumulatorWraps* wraps = nullptr;
 };
 
 // Prepares the graph once (packed weights, per-channel shifts) and runs it on any number of

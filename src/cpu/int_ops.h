@@ -33,6 +33,9 @@ struct IntNodePlan {
   std::vector<RowPanel> rows;
   PairPanel pairs;
   std::vector<int64_t> weights;  // all weights as int64 (the reference loops)
+  // Bounds of |sum| per unit of |input|: the largest row sum of |weights| over an output channel
+  // (a transposed convolution's output sums at most that), and the largest |bias|.
+  int64_t max_abs_row = 0, max_abs_bias = 0;
 };
 
 // A 1-D or 2-D window (Conv, ConvTranspose, pools) as 2-D: a 1-D one has height 1.

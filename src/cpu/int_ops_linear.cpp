@@ -3,6 +3,7 @@
 // every operand fits 16 bits and the accumulator has at most 32 bits (sums modulo 2^32 reduce
 // exactly to the accumulator width), and direct int64 loops otherwise (or when asked for).
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -38,6 +39,28 @@ bool fits_int16(const int32_t* v, int64_t n) {
     hi = std::max(hi, v[i]);
   }
   return lo >= -32768 && hi <= 32767;
+}
+
+// Whether the fast kernels' wrapping 32-bit sums of `x` are the exact sums (what counting
+// accumulator wraps needs): |x| at most its largest value times the largest |weight| row sum, plus
+// the largest |bias|, stays inside int32.
+bool sums_exact_in_int32(const IntNodePlan& p, const int32_t* x, int64_t n) {
+  int64_t top = 0;
+  for (int64_t i = 0; i < n; ++i) top = std::max<int64_t>(top, x[i] < 0 ? -int64_t(x[i]) : int64_t(x[i]));
+  const int64_t room = int64_t(INT32_MAX) - p.max_abs_bias;  // fits_int16 held: top <= 2^15
+  return room >= 0 && (top == 0 || p.max_abs_row <= room / top);
+}
+
+// The fast path for input `x`: int16 operands, and exact 32-bit sums when wraps are counted.
+bool use_gemm(const IntNodePlan& p, const int32_t* x, int64_t n, const IntRunOptions& o) {
+  return p.gemm && fits_int16(x, n) && (!o.wraps || sums_exact_in_int32(p, x, n));
+}
+
+// Wraps among requantized sums `acc[0..n)` of one output channel.
+int64_t count_wraps(const int64_t* acc, int64_t n, int64_t shift, int acc_bits) {
+  int64_t w = 0;
+  for (int64_t i = 0; i < n; ++i) w += accumulator_wraps(acc[i], shift, acc_bits);
+  return w;
 }
 
 // An int32 view of an integer tensor (converted when it has another integer dtype).
@@ -163,6 +186,22 @@ std::unique_ptr<IntNodePlan> plan_int_node(const Node& n, const graph::Graph& g,
       throw Error(fmt::format("{}: bias has {} values for {} output channels", n.describe(), p->bias.size(), m));
     }
   }
+  {
+    std::vector<int64_t> row(size_t(m), 0);
+    if (op == "QConvTranspose") {  // [C, M/group, kh, kw]: output channel (ci / cg) * mg + middle index
+      const int64_t c = w.shape()[0], mg = w.shape()[1], kk = int64_t(p->weights.size()) / std::max<int64_t>(c * mg, 1);
+      const int64_t cg = c / group;
+      for (size_t i = 0; i < p->weights.size(); ++i) {
+        const int64_t ci = int64_t(i) / (mg * kk), mm = (int64_t(i) / kk) % mg;
+        row[size_t((ci / cg) * mg + mm)] += std::abs(p->weights[i]);
+      }
+    } else {  // [M, ...]: rows by output channel
+      const int64_t per = int64_t(p->weights.size()) / m;
+      for (size_t i = 0; i < p->weights.size(); ++i) row[size_t(int64_t(i) / per)] += std::abs(p->weights[i]);
+    }
+    for (int64_t r : row) p->max_abs_row = std::max(p->max_abs_row, r);
+    for (int64_t b : p->bias) p->max_abs_bias = std::max(p->max_abs_bias, std::abs(b));
+  }
   p->gemm = !o.reference_kernels && p->rq.acc_bits <= 32 && fits_int16(p->weights);
   if (!p->gemm) return p;
   const int64_t total = int64_t(p->weights.size());
@@ -218,14 +257,17 @@ Tensor run_qconv(const Node& n, const IntInputs& in, const IntNodePlan& p, const
   int32_t* out = y.data<int32_t>();
   const int64_t pix = g.oh * g.ow, kg = cg * g.kh * g.kw, plane = h * wd;
 
-  if (p.gemm && fits_int16(xv.data, x.size())) {
+  if (use_gemm(p, xv.data, x.size(), o)) {
     // Each image's group slice is first copied into a zero-bordered int16 plane, so the column
     // panel is filled without bounds checks.
     const int64_t hp = h + g.ph + g.phe, wp = wd + g.pw + g.pwe;
+    std::atomic<int64_t> wraps{0};
     parallel_for(batch, o.threads, [&](int64_t b0, int64_t b1) {
       PairPanel cols;
       cols.resize(kg, pix);
       std::vector<uint32_t> acc(size_t(mg * pix));
+      std::vector<int64_t> sums(o.wraps ? size_t(pix) : 0);
+      int64_t wrapped = 0;
       std::vector<int16_t> padded(size_t(cg * hp * wp), 0);
       for (int64_t b = b0; b < b1; ++b) {
         for (int64_t gi = 0; gi < g.group; ++gi) {
@@ -259,14 +301,21 @@ Tensor run_qconv(const Node& n, const IntInputs& in, const IntNodePlan& p, const
             const int64_t oc = gi * mg + r;
             requantize_row(acc.data() + r * pix, uint32_t(p.bias[size_t(oc)]), p.shifts[size_t(oc)], p.rq,
                            out + (b * m + oc) * pix, pix);
+            if (o.wraps) {
+              for (int64_t i = 0; i < pix; ++i) sums[size_t(i)] = int32_t(acc[size_t(r * pix + i)] + uint32_t(p.bias[size_t(oc)]));
+              wrapped += count_wraps(sums.data(), pix, p.shifts[size_t(oc)], p.rq.acc_bits);
+            }
           }
         }
       }
+      wraps += wrapped;
     });
+    if (o.wraps) o.wraps->add(n.name, wraps, y.size());
     return y;
   }
 
   // Reference: direct loops, sums modulo 2^64, wrapped to the accumulator width.
+  int64_t wrapped = 0;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t oc = 0; oc < m; ++oc) {
       const int64_t gi = oc / mg;
@@ -288,10 +337,12 @@ Tensor run_qconv(const Node& n, const IntInputs& in, const IntNodePlan& p, const
           }
           out[(b * m + oc) * pix + oy * g.ow + ox] =
               int32_t(requantize(int64_t(acc), p.shifts[size_t(oc)], p.rq));
+          if (o.wraps) wrapped += accumulator_wraps(int64_t(acc), p.shifts[size_t(oc)], p.rq.acc_bits);
         }
       }
     }
   }
+  if (o.wraps) o.wraps->add(n.name, wrapped, y.size());
   return y;
 }
 
@@ -320,8 +371,10 @@ Tensor run_qconv_transpose(const Node& n, const IntInputs& in, const IntNodePlan
     if (oy >= 0 && oy < g.oh && ox >= 0 && ox < g.ow) add(oy * g.ow + ox);
   };
 
-  if (p.gemm && fits_int16(xv.data, x.size())) {
+  if (use_gemm(p, xv.data, x.size(), o)) {
+    std::atomic<int64_t> wraps{0};
     parallel_for(batch, o.threads, [&](int64_t b0, int64_t b1) {
+      int64_t wrapped = 0;
       PairPanel xp;
       xp.resize(cg, plane);
       std::vector<uint32_t> cols(size_t(mg * kk * plane)), acc(size_t(mg * opix));
@@ -349,16 +402,21 @@ Tensor run_qconv_transpose(const Node& n, const IntInputs& in, const IntNodePlan
             const uint32_t bias = uint32_t(p.bias[size_t(oc)]);
             int32_t* o_row = out + (b * m + oc) * opix;
             for (int64_t q = 0; q < opix; ++q) {
-              o_row[q] = int32_t(requantize(int32_t(acc[size_t(r * opix + q)] + bias), p.shifts[size_t(oc)], p.rq));
+              const int32_t v = int32_t(acc[size_t(r * opix + q)] + bias);
+              o_row[q] = int32_t(requantize(v, p.shifts[size_t(oc)], p.rq));
+              if (o.wraps) wrapped += accumulator_wraps(v, p.shifts[size_t(oc)], p.rq.acc_bits);
             }
           }
         }
       }
+      wraps += wrapped;
     });
+    if (o.wraps) o.wraps->add(n.name, wraps, y.size());
     return y;
   }
 
   std::vector<uint64_t> acc(size_t(m * opix));
+  int64_t wrapped = 0;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t oc = 0; oc < m; ++oc) {
       std::fill(acc.begin() + oc * opix, acc.begin() + (oc + 1) * opix, uint64_t(p.bias[size_t(oc)]));
@@ -381,11 +439,13 @@ Tensor run_qconv_transpose(const Node& n, const IntInputs& in, const IntNodePlan
     }
     for (int64_t oc = 0; oc < m; ++oc) {
       for (int64_t q = 0; q < opix; ++q) {
-        out[(b * m + oc) * opix + q] =
-            int32_t(requantize(int64_t(acc[size_t(oc * opix + q)]), p.shifts[size_t(oc)], p.rq));
+        const int64_t v = int64_t(acc[size_t(oc * opix + q)]);
+        out[(b * m + oc) * opix + q] = int32_t(requantize(v, p.shifts[size_t(oc)], p.rq));
+        if (o.wraps) wrapped += accumulator_wraps(v, p.shifts[size_t(oc)], p.rq.acc_bits);
       }
     }
   }
+  if (o.wraps) o.wraps->add(n.name, wrapped, y.size());
   return y;
 }
 
@@ -403,8 +463,10 @@ Tensor run_qgemm(const Node& n, const IntInputs& in, const IntNodePlan& p, const
   Tensor y(DType::kInt32, ys);
   const Int32View xv(n, x);
   int32_t* out = y.data<int32_t>();
-  if (p.gemm && fits_int16(xv.data, x.size())) {
+  if (use_gemm(p, xv.data, x.size(), o)) {
+    std::atomic<int64_t> wraps{0};
     parallel_for(rows, rows >= 64 ? o.threads : 1, [&](int64_t r0, int64_t r1) {
+      int64_t wrapped = 0;
       RowPanel a;
       a.resize(r1 - r0, k);
       for (int64_t r = r0; r < r1; ++r) {
@@ -416,18 +478,24 @@ Tensor run_qgemm(const Node& n, const IntInputs& in, const IntNodePlan& p, const
         for (int64_t j = 0; j < nout; ++j) {
           const uint32_t v = acc[size_t((r - r0) * nout + j)] + uint32_t(p.bias[size_t(j)]);
           out[r * nout + j] = int32_t(requantize(int32_t(v), p.shifts[size_t(j)], p.rq));
+          if (o.wraps) wrapped += accumulator_wraps(int32_t(v), p.shifts[size_t(j)], p.rq.acc_bits);
         }
       }
+      wraps += wrapped;
     });
+    if (o.wraps) o.wraps->add(n.name, wraps, y.size());
     return y;
   }
+  int64_t wrapped = 0;
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t j = 0; j < nout; ++j) {
       uint64_t acc = uint64_t(p.bias[size_t(j)]);
       for (int64_t kk = 0; kk < k; ++kk) acc += uint64_t(int64_t(xv.data[r * k + kk]) * p.weights[size_t(j * k + kk)]);
       out[r * nout + j] = int32_t(requantize(int64_t(acc), p.shifts[size_t(j)], p.rq));
+      if (o.wraps) wrapped += accumulator_wraps(int64_t(acc), p.shifts[size_t(j)], p.rq.acc_bits);
     }
   }
+  if (o.wraps) o.wraps->add(n.name, wrapped, y.size());
   return y;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,10 @@ std::vector<const Evaluation*> pareto_front(std::span<const Evaluation> evals, f
   for (const Evaluation& e : evals) {
     if (e.feasible && e.cycles > 0) ok.push_back(&e);
   }
+  return pareto_front_of(std::move(ok), resource);
+}
+
+std::vector<const Evaluation*> pareto_front_of(std::vector<const Evaluation*> ok, fpga::ResourceKind resource) {
   std::stable_sort(ok.begin(), ok.end(), [&](const Evaluation* a, const Evaluation* b) {
     if (a->latency_ms != b->latency_ms) return a->latency_ms < b->latency_ms;
     return fpga::get(a->resources, resource) < fpga::get(b->resources, resource);
@@ -35,6 +40,38 @@ std::vector<const Evaluation*> pareto_front(std::span<const Evaluation> evals, f
       least = r;
     }
   }
+  return front;
+}
+
+std::vector<const Evaluation*> accuracy_front(std::span<const PrecisionResult> results, fpga::ResourceKind resource) {
+  // Accuracy takes one value per format: each format's (latency, resource) front, then the points
+  // another format's front dominates in all three are dropped.
+  std::map<double, std::vector<const Evaluation*>> by_accuracy;
+  for (const PrecisionResult& r : results) {
+    for (const Evaluation& e : r.evaluations) {
+      if (e.feasible && e.cycles > 0 && e.accuracy >= 0) by_accuracy[e.accuracy].push_back(&e);
+    }
+  }
+  std::vector<const Evaluation*> candidates, front;
+  for (auto& [acc, group] : by_accuracy) {
+    for (const Evaluation* e : pareto_front_of(std::move(group), resource)) candidates.push_back(e);
+  }
+  for (const Evaluation* e : candidates) {
+    const double re = fpga::get(e->resources, resource);
+    bool dominated = false;
+    for (const Evaluation* o : candidates) {
+      const double ro = fpga::get(o->resources, resource);
+      if (o != e && o->accuracy >= e->accuracy && o->latency_ms <= e->latency_ms && ro <= re &&
+          (o->accuracy > e->accuracy || o->latency_ms < e->latency_ms || ro < re)) {
+        dominated = true;
+        break;
+      }
+    }
+    if (!dominated) front.push_back(e);
+  }
+  std::stable_sort(front.begin(), front.end(), [](const Evaluation* a, const Evaluation* b) {
+    return a->accuracy != b->accuracy ? a->accuracy > b->accuracy : a->latency_ms < b->latency_ms;
+  });
   return front;
 }
 
@@ -57,7 +94,7 @@ nlohmann::json write_outputs(const std::filesystem::path& dir, std::span<const P
                    const nlohmann::json& options) {
   std::string designs = "precision,evaluation,key,budget";
   for (int k = 0; k < kNumKnobs; ++k) designs += fmt::format(",{}", knob_name(Knob(k)));
-  designs += ",feasible,verdict,reason,lut,ff,dsp,bram36,fmax_mhz,clock_mhz,critical_stage,peak_gops,cycles,gops,latency_ms\n";
+  designs += ",feasible,verdict,reason,lut,ff,dsp,bram36,fmax_mhz,clock_mhz,critical_stage,peak_gops,cycles,gops,latency_ms,accuracy\n";
   std::string importance = "precision,target,feature,importance\n";
   std::string pareto = "precision,resource,rank,key,latency_ms,gops,value\n";
   std::string convergence = "precision,evaluation,budget,gops,best_gops\n";
@@ -74,10 +111,10 @@ nlohmann::json write_outputs(const std::filesystem::path& dir, std::span<const P
       const Evaluation& e = r.evaluations[j];
       designs += fmt::format("{},{},{},{}", r.precision, j + 1, e.key, e.budget);
       for (int k = 0; k < kNumKnobs; ++k) designs += fmt::format(",{}", space.value(e.design, Knob(k)));
-      designs += fmt::format(",{},{},{},{:.0f},{:.0f},{:.0f},{:.1f},{:.1f},{:.0f},{},{:.2f},{},{:.4f},{:.4f}\n",
+      designs += fmt::format(",{},{},{},{:.0f},{:.0f},{:.0f},{:.1f},{:.1f},{:.0f},{},{:.2f},{},{:.4f},{:.4f},{}\n",
                              e.feasible ? 1 : 0, e.verdict, csv_text(e.reason), e.resources.lut, e.resources.ff, e.resources.dsp,
                              e.resources.bram36, e.fmax_mhz, e.clock_mhz, e.critical_stage, e.peak_gops, e.cycles,
-                             e.gops, e.latency_ms);
+                             e.gops, e.latency_ms, e.accuracy >= 0 ? fmt::format("{:.4f}", e.accuracy) : "");
       if (e.budget < 0) continue;
       ++n;
       if (e.feasible) best = std::max(best, e.gops);
@@ -137,6 +174,32 @@ nlohmann::json write_outputs(const std::filesystem::path& dir, std::span<const P
       p["best"]["vta_config"] = (bdir / "vta_config.json").string();
     }
     summary["precisions"].push_back(p);
+  }
+  // With an accuracy bound: the fronts of accuracy against latency and each resource, across
+  // precisions (designs of every format that keeps the bound).
+  bool any_accuracy = false;
+  for (const PrecisionResult& r : results) {
+    for (const Evaluation& e : r.evaluations) any_accuracy = any_accuracy || e.accuracy >= 0;
+  }
+  if (any_accuracy) {
+    std::string csv = "resource,rank,precision,key,accuracy,latency_ms,gops,value\n";
+    nlohmann::json fronts = nlohmann::json::object();
+    for (int k = 0; k < fpga::kNumResourceKinds; ++k) {
+      const auto kind = fpga::ResourceKind(k);
+      std::string key = fpga::resource_name(kind);
+      for (char& c : key) c = char(std::tolower(static_cast<unsigned char>(c)));
+      nlohmann::json front = nlohmann::json::array();
+      size_t rank = 0;
+      for (const Evaluation* e : accuracy_front(results, kind)) {
+        front.push_back({{"key", e->key}, {"precision", e->precision}, {"accuracy", e->accuracy},
+                         {"latency_ms", e->latency_ms}, {"gops", e->gops}, {"value", fpga::get(e->resources, kind)}});
+        csv += fmt::format("{},{},{},{},{:.4f},{:.4f},{:.4f},{:.1f}\n", key, ++rank, e->precision, e->key, e->accuracy,
+                           e->latency_ms, e->gops, fpga::get(e->resources, kind));
+      }
+      fronts[key] = front;
+    }
+    summary["pareto_accuracy"] = fronts;
+    write_atomic(dir / "pareto_accuracy.csv", csv);
   }
   write_atomic(dir / "designs.csv", designs);
   write_atomic(dir / "importance.csv", importance);

@@ -53,6 +53,7 @@ nlohmann::json to_json(const Evaluation& e) {
   j["macs"] = e.macs;
   j["gops"] = e.gops;
   j["latency_ms"] = e.latency_ms;
+  if (e.accuracy >= 0) j["accuracy"] = e.accuracy;  // judged again on reading (the bound may differ)
   // Screened designs are most of a cache: their tasks are cycle counts only (the heuristic's
   // schedules are the compiler's own, and the mapped config follows from the design).
   nlohmann::json tasks = nlohmann::json::array();
@@ -132,7 +133,21 @@ std::filesystem::path Evaluator::log_path(const hw::HwConfig& config) const {
 }
 
 Evaluation Evaluator::cost_only(const DesignSpace& space, const Design& d) const {
-  return priced(space, d, map_design(space, d, options_.board));
+  Evaluation e = priced(space, d, map_design(space, d, options_.board));
+  judge_accuracy(space, e);
+  return e;
+}
+
+void Evaluator::judge_accuracy(const DesignSpace& space, Evaluation& e) const {
+  if (!options_.accuracy) return;
+  const auto f = options_.accuracy->find(space.precision(), space.value(e.design, Knob::kAccWidth));
+  if (!f) return;
+  e.accuracy = f->tuned_accuracy;
+  if (e.feasible && !f->meets) {
+    e.feasible = false;
+    e.verdict = "accuracy";
+    e.reason = f->reason;
+  }
 }
 
 Evaluation Evaluator::priced(const DesignSpace& space, const Design& d, const MappedDesign& m) const {
@@ -282,11 +297,13 @@ Evaluation Evaluator::evaluate(const DesignSpace& space, const Design& d, int64_
       Evaluation e = evaluation_from_json(*j);
       e.config = m.config;  // not kept in the line
       e.rtl = m.rtl;
+      judge_accuracy(space, e);
       return e;
     }
   }
   Evaluation e = priced(space, d, m);
   e.budget = budget;
+  judge_accuracy(space, e);  // a format that misses the bound is not worth timing
   const bool timed = e.feasible;
   if (e.feasible) {
     try {

@@ -22,6 +22,7 @@
 
 #include "dse/design_mapping.h"
 #include "dse/design_space.h"
+#include "dse/format_accuracy.h"
 #include "dse/result_cache.h"
 #include "dse/workload.h"
 #include "fpga/resources.h"
@@ -58,6 +59,7 @@ struct Evaluation {
   rtl::RtlOptions rtl;
   double wall_seconds = 0;
   bool cached = false;    // read back from the cache, not computed in this run
+  double accuracy = -1;   // its format's held-out top-1 (dse/format_accuracy.h); -1: no accuracy step
 };
 
 // The cache's form: tuned evaluations in full; screened ones (budget <= 0) without the mapped
@@ -71,6 +73,9 @@ struct EvaluatorOptions {
   uint64_t seed = 1;
   std::filesystem::path log_dir;    // tuning logs, one per timing-distinct design (empty: none kept)
   bool verify_best = false;         // run each tuned task's best functionally (tune::TuneOptions::verify)
+  // The accuracy step's verdicts (may be null): a design whose format misses the bound is
+  // infeasible ("accuracy") and not timed. Only formats it has evaluated are judged.
+  const FormatAccuracyStep* accuracy = nullptr;
 };
 
 class Evaluator {
@@ -98,6 +103,8 @@ class Evaluator {
 
  private:
   Evaluation priced(const DesignSpace& space, const Design& d, const MappedDesign& m) const;
+  // Its format's accuracy, and infeasible when that misses the bound.
+  void judge_accuracy(const DesignSpace& space, Evaluation& e) const;
   std::vector<TaskTime> time_tasks(const hw::HwConfig& c, const std::vector<WorkloadTask>& tasks, int64_t budget);
   // One entry per distinct layer of `wt` (equal specs counted in `layers`), each timed with the
   // schedule the network gives it: `chosen` where `tuned` and legal for the layer, else its heuristic.

@@ -19,6 +19,7 @@
 #include "dse/dse_report.h"
 #include "dse/exploration_setup.h"
 #include "dse/explorer.h"
+#include "dse/format_accuracy_report.h"
 #include "common/atomic_file.h"
 #include "dse/rtl_check.h"
 #include "dse/slurm_runner.h"
@@ -44,11 +45,25 @@ nlohmann::json run_exploration(const ExplorationRequest& a, std::ostream& out) {
   check_can_write(a.html, a.model.force);
   if (a.model.model.empty() == a.workload.empty()) throw Error("dse: give a model or --workload SPEC (one of them)");
   check_strategy(a.strategy);  // before anything is loaded or written
+  check_accuracy_options(a.accuracy);
   if (a.slurm) cluster::resolved_array_options(a.slurm_options);
   ExplorationSetup setup = make_exploration_setup(a);
   const fpga::Device& device = *setup.device;
   const std::vector<int>& precisions = setup.precisions;
   DseWorkload* workload = setup.workload.get();
+  auto say = [&a](const std::string& line) {
+    if (a.progress) {
+      a.progress(line);
+    } else if (!a.quiet) {
+      std::cerr << line << "\n";
+    }
+  };
+  // The accuracy step judges each precision's formats before its designs are explored.
+  std::unique_ptr<FormatAccuracyStep> accuracy;
+  if (a.accuracy.enabled()) {
+    accuracy = std::make_unique<FormatAccuracyStep>(*workload, a.accuracy, a.out, say);
+    setup.evaluator.accuracy = accuracy.get();
+  }
   const EvaluatorOptions& eo = setup.evaluator;
   ResultCache cache(std::filesystem::path(a.out) / "evaluations.jsonl");
   if (!cache.repair_note().empty()) std::cerr << "note: " << cache.repair_note() << "\n";
@@ -85,10 +100,17 @@ nlohmann::json run_exploration(const ExplorationRequest& a, std::ostream& out) {
   std::vector<std::unique_ptr<DesignSpace>> spaces;
   std::vector<const DesignSpace*> space_ptrs;
   std::vector<PrecisionResult> results;
+  std::vector<FormatAccuracy> formats;  // every precision's, in order
   for (int p : precisions) {
     spaces.push_back(std::make_unique<DesignSpace>(setup.space(p)));
     const DesignSpace& space = *spaces.back();
     space_ptrs.push_back(&space);
+    if (accuracy) {
+      for (FormatAccuracy& f : accuracy->evaluate(space)) {
+        say(format_accuracy_line(f));
+        formats.push_back(std::move(f));
+      }
+    }
     ExploreOptions xo;
     xo.strategy = a.strategy;
     xo.threads = a.threads;
@@ -127,7 +149,31 @@ nlohmann::json run_exploration(const ExplorationRequest& a, std::ostream& out) {
                         {"wait_seconds", st.wait_seconds},
                         {"options", cluster::to_json(cluster::resolved_array_options(a.slurm_options))}};
   }
+  if (accuracy) options["accuracy"] = accuracy_options_json(*accuracy);
   nlohmann::json summary = write_outputs(a.out, results, space_ptrs, evaluator, options);
+  if (accuracy) {
+    summary["accuracy"] = accuracy_summary(formats, *accuracy);
+    for (size_t i = 0; i < results.size(); ++i) {
+      nlohmann::json& p = summary["precisions"][i];
+      p["formats"] = nlohmann::json::array();
+      for (const FormatAccuracy& f : formats) {
+        if (f.precision == results[i].precision) {
+          p["formats"].push_back({{"key", f.key}, {"tuned_accuracy", f.tuned_accuracy}, {"meets_bound", f.meets},
+                                  {"reason", f.reason}});
+        }
+      }
+      if (!results[i].best) continue;
+      // The chosen design's network with its format's tuned binary points, ready to run.
+      const Evaluation& b = results[i].evaluations[*results[i].best];
+      const auto f = accuracy->find(b.precision, b.config.acc_width());
+      if (!f) continue;
+      const std::filesystem::path bdir = std::filesystem::path(a.out) / "best" / fmt::format("p{}", b.precision);
+      write_best_network(*workload, *f, b.config, bdir);
+      p["best"]["network"] = (bdir / "network.tauvta").string();
+      p["best"]["formats_file"] = (bdir / "formats.txt").string();
+    }
+    write_file_atomic(std::filesystem::path(a.out) / "summary.json", summary.dump(2) + "\n");
+  }
   std::vector<RtlCheck> checks;
   if (a.rtl_check > 0) {
     int64_t step = 0;
@@ -140,12 +186,12 @@ nlohmann::json run_exploration(const ExplorationRequest& a, std::ostream& out) {
 
   out << fmt::format("{} on {} ({}), strategy {}\n\n", workload->label(), device.board, device.part,
                            a.strategy.kind);
-  out << fmt::format("{:<6} {:>10} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}\n", "prec",
+  out << fmt::format("{:<6} {:>10} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}{}\n", "prec",
                            "raw", "pruned", "evaluated", "feasible", "best design", "MHz", "LUT", "DSP", "BRAM",
-                           "GOPS", "ms");
+                           "GOPS", "ms", accuracy ? fmt::format(" {:>7}", "top-1") : "");
   for (size_t i = 0; i < results.size(); ++i) {
     const PrecisionResult& r = results[i];
-    std::string name = "-", mhz = "-", lut = "-", dsp = "-", bram = "-", gops = "-", ms = "-";
+    std::string name = "-", mhz = "-", lut = "-", dsp = "-", bram = "-", gops = "-", ms = "-", top1 = "-";
     if (r.best) {
       const Evaluation& b = r.evaluations[*r.best];
       name = b.config.name();
@@ -155,11 +201,13 @@ nlohmann::json run_exploration(const ExplorationRequest& a, std::ostream& out) {
       bram = fmt::format("{:.1f}", b.resources.bram36);
       gops = fmt::format("{:.2f}", b.gops);
       ms = fmt::format("{:.3f}", b.latency_ms);
+      if (b.accuracy >= 0) top1 = fmt::format("{:.4f}", b.accuracy);
     }
-    out << fmt::format("W{}A{:<3} {:>10.3g} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}\n",
+    out << fmt::format("W{}A{:<3} {:>10.3g} {:>8} {:>9} {:>8}  {:<28} {:>6} {:>7} {:>5} {:>6} {:>8} {:>8}{}\n",
                              r.precision, r.precision, r.raw_size, r.pruned_size, r.evaluations.size(), r.feasible(),
-                             name, mhz, lut, dsp, bram, gops, ms);
+                             name, mhz, lut, dsp, bram, gops, ms, accuracy ? fmt::format(" {:>7}", top1) : "");
   }
+  if (accuracy) out << "\n" << format_accuracy_table(formats, *accuracy);
   for (const PrecisionResult& r : results) {
     if (r.importance.targets.empty()) continue;
     out << fmt::format("\nW{}A{} feature importance (held-out: share within 10%, median error)\n", r.precision,

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model_source.h"
+#include "dse/format_accuracy.h"
 #include "dse/slurm_runner.h"
 #include "dse/strategy.h"
 
@@ -24,6 +25,7 @@ struct ExplorationRequest {
   std::string out, html;
   bool verify = false, quiet = false;
   int rtl_check = 0;           // run the K best designs' networks on the generated RTL (dse/rtl_check.h)
+  AccuracyBoundOptions accuracy;  // --images/--labels and a bound: only formats that keep it are feasible
   bool slurm = false;          // evaluate every batch as a Slurm job array (docs/slurm.md)
   cluster::ArrayOptions slurm_options;
   std::function<void(const std::string&)> progress;  // unset: the terminal's progress line (unless quiet)

@@ -44,7 +44,11 @@ AccuracyResult evaluate_accuracy(const graph::Graph& g, const graph::Tensor& ima
     throw Error(fmt::format("accuracy: {} labels for {} images: the label file is not the image file's", labels.shape()[0],
                             images.shape()[0]));
   }
-  const int64_t total = o.limit < 0 ? images.shape()[0] : std::min(o.limit, images.shape()[0]);
+  if (o.begin < 0 || o.begin > images.shape()[0]) {
+    throw Error(fmt::format("accuracy: first image {} is outside the {} images", o.begin, images.shape()[0]));
+  }
+  const int64_t rest = images.shape()[0] - o.begin;
+  const int64_t total = o.limit < 0 ? rest : std::min(o.limit, rest);
   const std::vector<int64_t> truth = labels.to_int64();
   std::unique_ptr<cpu::IntExecutor> exec;
   if (o.integer) exec = std::make_unique<cpu::IntExecutor>(g, o.int_options);
@@ -53,13 +57,13 @@ AccuracyResult evaluate_accuracy(const graph::Graph& g, const graph::Tensor& ima
   const int64_t batch = std::max<int64_t>(o.batch, 1);
   for (int64_t first = 0; first < total; first += batch) {
     const int64_t n = std::min(batch, total - first);
-    const cpu::TensorMap in = {{g.inputs[0], idx_batch(images, first, n)}};
+    const cpu::TensorMap in = {{g.inputs[0], idx_batch(images, o.begin + first, n)}};
     const cpu::TensorMap out = o.integer ? exec->run(in) : cpu::run_float(g, in);
     const std::vector<int64_t> pred = argmax_rows(out.at(g.outputs[0]));
     if (int64_t(pred.size()) != n) {
       throw Error(fmt::format("accuracy: output '{}' has {} rows for a batch of {}", g.outputs[0], pred.size(), n));
     }
-    for (int64_t i = 0; i < n; ++i) r.correct += pred[size_t(i)] == truth[size_t(first + i)] ? 1 : 0;
+    for (int64_t i = 0; i < n; ++i) r.correct += pred[size_t(i)] == truth[size_t(o.begin + first + i)] ? 1 : 0;
     r.images += n;
     if (o.progress) o.progress(r.images, total);
   }

@@ -13,7 +13,8 @@
 namespace tauvta::model {
 
 struct AccuracyOptions {
-  int64_t limit = -1;  // first N images; < 0: all
+  int64_t begin = 0;   // first image
+  int64_t limit = -1;  // N images from `begin`; < 0: all the rest
   int64_t batch = 100;
   bool integer = false;  // the graph is quantized: run the integer reference
   cpu::IntRunOptions int_options;

@@ -186,9 +186,19 @@ void bind_tools(py::module_& m) {
         [](const std::string& model, const std::string& workload, const std::string& out_dir, const std::string& device,
            const std::string& precisions, const std::string& strategy, int64_t budget, uint64_t seed, int threads,
            int finalists, int candidates, int overlays, int sprint, int initial, const py::handle& config,
-           const std::string& html, bool force, const py::object& progress, bool verbose) {
+           const std::string& calibrate, const std::string& images, const std::string& labels, double max_accuracy_drop,
+           double min_accuracy, int64_t accuracy_tune_images, int64_t accuracy_holdout, const std::string& accuracy_mode,
+           int accuracy_limit, const std::string& html, bool force, const py::object& progress, bool verbose) {
           dse::ExplorationRequest a;
-          a.model = model_args(model, config, "");
+          a.model = model_args(model, config, calibrate);
+          a.accuracy.images = images;
+          a.accuracy.labels = labels;
+          a.accuracy.max_drop_points = max_accuracy_drop;
+          a.accuracy.min_accuracy = min_accuracy;
+          a.accuracy.tune_images = accuracy_tune_images;
+          a.accuracy.holdout_images = accuracy_holdout;
+          a.accuracy.mode = accuracy_mode;
+          a.accuracy.limit = accuracy_limit;
           a.model.force = force;
           a.workload = workload;
           a.out = out_dir;
@@ -214,9 +224,15 @@ void bind_tools(py::module_& m) {
         py::arg("threads") = 0, py::arg("finalists") = dse::StrategyOptions{}.finalists,
         py::arg("candidates") = dse::StrategyOptions{}.candidates, py::arg("overlays") = dse::StrategyOptions{}.overlays,
         py::arg("sprint") = dse::StrategyOptions{}.sprint, py::arg("initial") = dse::StrategyOptions{}.initial,
-        py::arg("config") = py::none(), py::arg("html") = "", py::arg("force") = false, py::arg("progress") = py::none(),
+        py::arg("config") = py::none(), py::arg("calibrate") = "", py::arg("images") = "", py::arg("labels") = "",
+        py::arg("max_accuracy_drop") = -1.0, py::arg("min_accuracy") = -1.0,
+        py::arg("accuracy_tune_images") = dse::AccuracyBoundOptions{}.tune_images,
+        py::arg("accuracy_holdout") = dse::AccuracyBoundOptions{}.holdout_images,
+        py::arg("accuracy_mode") = dse::AccuracyBoundOptions{}.mode, py::arg("accuracy_limit") = dse::AccuracyBoundOptions{}.limit,
+        py::arg("html") = "", py::arg("force") = false, py::arg("progress") = py::none(),
         py::arg("verbose") = false,
-        "Hardware design-space exploration across precisions: summary.json's content (DIR resumes)");
+        "Hardware design-space exploration across precisions (with images, labels and a bound: only formats that keep "
+        "the accuracy are feasible): summary.json's content (DIR resumes)");
 
   m.def("resources",
         [](const py::handle& config, const std::string& device, double max_utilization, std::optional<std::string> binding,

@@ -70,6 +70,31 @@ TEST(IntExecutor, QConvAccumulatorWrapsAt16And32Bits) {
   }
 }
 
+TEST(IntExecutor, CountsAccumulatorWrapsOnEveryPath) {
+  // Two output channels of a 16-bit accumulator: channel 0 sums 4 * 127 * 127 = 64516 (wraps),
+  // channel 1 sums 127 * 127 = 16129 (holds); a second pixel with inputs 1 wraps neither.
+  Node n = requant_node("QConv", {"x", "w"}, 0, -32768, 32767, 16, 16);
+  const Tensor w = ints({2, 4, 1, 1}, {127, 127, 127, 127, 127, 0, 0, 0}, DType::kInt8);
+  const Tensor x = ints({1, 4, 1, 2}, {127, 1, 127, 1, 127, 1, 127, 1});
+  for (IntRunOptions o : all_paths()) {
+    tauvta::cpu::AccumulatorWraps wraps;
+    o.wraps = &wraps;
+    tauvta::cpu::run_int(one_node_graph(n, {"x"}, {{"w", w}}), {{"x", x}}, {}, o);
+    const auto c = wraps.by_node();
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c.begin()->second.wrapped, 1);
+    EXPECT_EQ(c.begin()->second.elements, 4);
+  }
+  // The rounding ADD wraps too: 32767 + 2^(1-1) leaves 16 bits although the sum does not.
+  EXPECT_FALSE(tauvta::cpu::accumulator_wraps(32767, 0, 16));
+  EXPECT_TRUE(tauvta::cpu::accumulator_wraps(32767, 1, 16));
+  EXPECT_FALSE(tauvta::cpu::accumulator_wraps(32766, 1, 16));
+  EXPECT_TRUE(tauvta::cpu::accumulator_wraps(-32769, 3, 16));
+  EXPECT_TRUE(tauvta::cpu::accumulator_wraps(16384, -1, 16));  // SHR -1 doubles it past 32767
+  EXPECT_FALSE(tauvta::cpu::accumulator_wraps(-16384, -1, 16));
+  EXPECT_FALSE(tauvta::cpu::accumulator_wraps(int64_t(1) << 40, 3, 64));
+}
+
 TEST(IntExecutor, QConvGroupsAndBatch) {
   // Depthwise 1x1: channel c multiplied by w[c]; two images.
   Node n = requant_node("QConv", {"x", "w"}, 0, -128, 127);

@@ -92,11 +92,20 @@ def make_dse(d):
     return d / "p.html", d / "out" / "summary.json", "dse"
 
 
+def make_dse_accuracy(d):  # under an accuracy bound: the accuracy section and its two charts
+    tauvta("dse", MODEL, "--calibrate", TRAIN_IMAGES, "--calib-samples", 128, "--device", "pynq-z1", "--precisions", "8,2",
+           "--strategy", "tau", "--overlays", 2, "--sprint", 2, "--initial", 6, "--budget", 0, "--images", TEST_IMAGES,
+           "--labels", TEST_LABELS, "--max-accuracy-drop", 1, "--accuracy-tune-images", 100, "--accuracy-holdout", 100,
+           "--accuracy-limit", 2, "--out", d / "out", "--html", d / "p.html")
+    return d / "p.html", d / "out" / "summary.json", "dse"
+
+
 MAKERS = {"run": make_run, "run_timing": make_run_timing, "tune": make_tune, "tune_workload": make_tune_workload,
-          "precision": make_precision, "oplog": make_oplog, "dse": make_dse}
+          "precision": make_precision, "oplog": make_oplog, "dse": make_dse, "dse_accuracy": make_dse_accuracy}
 
 # Charts each page draws at least (sections without data show a note instead of a chart).
-MIN_CHARTS = {"run": 4, "run_timing": 4, "tune": 2, "tune_workload": 2, "precision": 2, "oplog": 2, "dse": 3}
+MIN_CHARTS = {"run": 4, "run_timing": 4, "tune": 2, "tune_workload": 2, "precision": 2, "oplog": 2, "dse": 3,
+              "dse_accuracy": 4}
 
 
 @pytest.fixture(scope="module")

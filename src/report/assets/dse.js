@@ -92,6 +92,55 @@ tauvta.pages.dse = function (data, root) {
     });
   }
 
+  // ---- accuracy per numeric format (dse --images/--labels and a bound) ---------------------------
+  var A = T.obj(R.accuracy);
+  var formats = T.arr(A.formats);
+  if (formats.length) {
+    sec = T.section(root, 'Accuracy per format',
+      'Each numeric format the space contains (input and weight bits, accumulator bits): held-out top-1 of the float model, of ' +
+      'the calibrated formats and of the tuned per-layer formats (the format\u2019s accuracy, through the integer reference, ' +
+      'bit-exact with the accelerator), and the accumulator wraps counted on the held-out images. A format below the bound ' +
+      'makes all its designs infeasible.');
+    T.stats(sec, [['float held-out top-1', T.ptr('accuracy', 'float_accuracy'), 'num'], ['bound', T.ptr('accuracy', 'bound'), 'num']]);
+    var F = function (k, f) { return T.ptr('accuracy', 'formats', k, f); };
+    T.table(sec, [{title: 'format', cls: 'mono'}, {title: 'float', num: true}, {title: 'calibrated', num: true},
+                  {title: 'tuned', num: true}, {title: 'tuning evaluations', num: true}, {title: 'accumulator wrap rate', num: true},
+                  {title: 'worst-case warnings', num: true}, {title: 'keeps the bound'}, {title: 'reason', cls: 'wrap'}],
+      formats.map(function (f, k) {
+        return [{ptr: F(k, 'key'), kind: 'str'}, {ptr: F(k, 'float_accuracy'), kind: 'num'}, {ptr: F(k, 'calibrated_accuracy'), kind: 'num'},
+                {ptr: F(k, 'tuned_accuracy'), kind: 'num'}, {ptr: F(k, 'tune_evaluations'), kind: 'int'},
+                {ptr: F(k, 'wrap_rate'), kind: 'num'}, {text: String(T.arr(T.obj(f).compile_warnings).length)},
+                {ptr: F(k, 'meets_bound'), kind: 'str'}, {ptr: F(k, 'reason'), kind: 'str'}];
+      }), {compact: true, rowClass: function (row) { return T.get(row[7].ptr) === false ? 'failed' : ''; }});
+    var keys = formats.map(function (f) { return String(T.obj(f).key); });
+    T.chart(sec, {
+      type: 'bar',
+      data: {labels: keys, datasets: [
+        {label: 'tuned (held-out)', data: formats.map(function (f) { return T.obj(f).tuned_accuracy; }),
+         tauvtaPtrs: formats.map(function (f, k) { return F(k, 'tuned_accuracy'); }),
+         backgroundColor: formats.map(function (f) { return T.obj(f).meets_bound === false ? 'rgba(200,60,60,0.7)' : 'rgba(60,140,80,0.7)'; })},
+        {label: 'calibrated (held-out)', data: formats.map(function (f) { return T.obj(f).calibrated_accuracy; }),
+         tauvtaPtrs: formats.map(function (f, k) { return F(k, 'calibrated_accuracy'); }), backgroundColor: 'rgba(120,120,120,0.5)'},
+        {type: 'line', label: 'bound', data: keys.map(function () { return A.bound; }),
+         tauvtaPtrs: keys.map(function () { return T.ptr('accuracy', 'bound'); }), borderColor: '#222', borderDash: [6, 3],
+         pointRadius: 0, fill: false}]},
+      options: {scales: {x: T.axis('format', 'category'), y: T.axis('held-out top-1', 'linear', {min: 0, max: 1})}}
+    }, {height: 300});
+    // The designs not dominated in accuracy, latency and LUTs, across precisions.
+    var front = T.arr(T.obj(R.pareto_accuracy).lut);
+    if (front.length) {
+      T.chart(sec, {
+        type: 'scatter',
+        data: {datasets: [{label: 'accuracy/speed/LUT front', data: front.map(function (e) { return {x: e.gops, y: e.accuracy}; }),
+                           tauvtaPtrs: front.map(function (e, k) { return {x: T.ptr('pareto_accuracy', 'lut', k, 'gops'), y: T.ptr('pareto_accuracy', 'lut', k, 'accuracy')}; }),
+                           names: front.map(function (e) { return precLabel(e.precision) + ': ' + e.key; }),
+                           pointRadius: 5, backgroundColor: 'rgba(60,100,200,0.7)'}]},
+        options: {scales: {x: T.axis('GOPS', 'linear', {beginAtZero: true}), y: T.axis('held-out top-1', 'linear', {min: 0, max: 1})},
+                  plugins: {tooltip: {callbacks: {title: function (items) { return items[0].dataset.names[items[0].dataIndex]; }}}}}
+      }, {height: 300});
+    }
+  }
+
   // ---- GOPS vs resources -----------------------------------------------------------------------
   sec = T.section(root, 'Performance vs resources',
     'Every evaluated design: GOPS against the FPGA resource chosen below, one color per precision; filled points fit the device, ' +
