@@ -354,6 +354,8 @@ ShapeRule find_nn_rule(const std::string& op) {
       {"LeakyRelu", float_unary},
       {"Elu", float_unary},
       {"FakeQuant", float_unary},  // tauvta's imported fake quantization (graph/fake_quant.h)
+      {"Quant", float_unary},  // QONNX's, as imported (inspect); the pipeline folds them into FakeQuant
+      {"BipolarQuant", float_unary},
       {"Selu", float_unary},
       {"Softplus", float_unary},
       {"Sign", same_as_input},

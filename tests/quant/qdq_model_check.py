@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """End to end: the committed QDQ W4A4 VGG-7 (tools/qat/qdq_finetune.py) imported by tauvta gives,
 on a few Fashion-MNIST test images, integer outputs equal to an exact integer emulation written
-from docs/quantization.md (tools/qat/qdq_emulate.py, mode "int"), and the float reference equals
-ONNX's fake-quantized semantics (mode "fake").
+from docs/quantization.md (tools/qat/qdq_emulate.py, mode "int"), the float reference equals
+ONNX's fake-quantized semantics (mode "fake"), and the two references agree exactly.
 
     /usr/bin/python3 tests/quant/qdq_model_check.py build/tauvta
 """
@@ -39,6 +39,7 @@ def main():
     _, _, xte, _ = ptq.load_data()
     x = xte[:16].numpy()
     e = qdq_emulate.Emulator(MODEL)
+    outs = {}
     with tempfile.TemporaryDirectory() as d:
         for mode in ("int", "fake"):
             want = e.logits(torch.from_numpy(x), mode).numpy()
@@ -52,6 +53,13 @@ def main():
             if not ok:
                 print("tauvta:\n", got[:4], "\nemulation:\n", want[:4])
                 sys.exit(1)
+            outs[mode] = got
+    # The exported biases carry a quarter of the accumulator's step (tools/qat/pow2_qdq.py,
+    # snap_biases), so the file's half-to-even semantics equals the datapath's half up exactly.
+    if not np.array_equal(outs["int"], outs["fake"]):
+        print("the float reference differs from the integer reference")
+        sys.exit(1)
+    print("float reference == integer reference")
 
 
 if __name__ == "__main__":

@@ -230,8 +230,17 @@ def trace_inputs(qmodel, sample):
 
 @torch.no_grad()
 def snap_biases(qmodel):
-    """Writes the grid biases into the parameters (before export: the ONNX file then holds them)."""
+    """Writes the grid biases into the parameters before export, each plus a quarter of the
+    accumulator's step 2^-(f_in + f_w + 2). The exported QuantizeLinear rounds ties to even where
+    the accelerator (and this model) round them up; the quarter step moves every tie just above
+    it, where both round up, and moves nothing else across a rounding boundary (the accumulator's
+    other values lie at least a whole step away), while tauvta, rounding the bias to f_in + f_w,
+    gets the grid value back. So the file's ONNX semantics, this model and the integer datapath
+    agree exactly. (A layer without a bias keeps QuantizeLinear's ties-to-even in the file.)"""
     for m in qmodel.modules():
         if isinstance(m, _QLayer) and m.bias is not None:
-            m.bias.copy_(_grid_bias(m))
-            m.bias_on_grid = False  # already on it
+            grid = _grid_bias(m)
+            if m.in_quant is not None and m.bias_on_grid:
+                grid = grid + 2.0 ** -(m.in_quant.frac + m.wfrac + 2).to(grid.dtype)
+            m.bias.copy_(grid)
+            m.bias_on_grid = False  # on it (up to the quarter step)

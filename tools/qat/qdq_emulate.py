@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Runs a power-of-two QDQ model (as tools/qat/qdq_finetune.py exports it) two ways, in float64:
 
-  * mode "fake": ONNX's semantics, which is PyTorch's fake-quantized model: float biases,
-    QuantizeLinear rounding half to even;
+  * mode "fake": ONNX's semantics (what tauvta's float reference runs): the file's biases as
+    they are, QuantizeLinear rounding half to even;
   * mode "int": tauvta's integer datapath written from docs/quantization.md: biases rounded
     (half to even) to the product's binary point f_in + f_w, requantization of the exact
     accumulator by (acc + 2^(s-1)) >> s (round half up), then the clip.

@@ -134,7 +134,7 @@ def main():
         "act_formats_from": args.formats_from or "calibrated: MSE rule, training images [0, 512)",
         "quantizers": "input and logits signed; after each ReLU [0, 2^(bits-1)-1]; weights per output channel, "
                       "MSE rule, half to even; input half to even; layer outputs half up (the accelerator's "
-                      "requantization); biases on the grid f_in + f_w; exported QuantizeLinear -> Clip -> "
+                      "requantization); biases on the grid f_in + f_w (exported plus a quarter step: ties round up under QuantizeLinear too); exported QuantizeLinear -> Clip -> "
                       "DequantizeLinear, scale 2^-f, zero point 0",
         "steps": args.steps, "lr": args.lr, "batch_size": args.batch_size, "refit": args.refit, "seed": args.seed,
         "test_images": args.test_images, "fake_quant_top1_before": before, "fake_quant_top1": after,
