@@ -228,6 +228,21 @@ TEST(ImportQuantized, WhatTauvtaCannotRepresentIsAOneLineError) {
             "node 'q_out' (QuantizeLinear): integer range [-128, 127] of 'y' needs 8 signed bits; the activations are "
             "4 bits (tauvta's formats are signed: narrow the Clip, bitwidth or integer type)");
 
+  Dense wide_weights;  // weights at 2^-6 in int8: -64..64 does not fit 4 bits
+  wide_weights.w_scale = scalar(1.0f / 64);
+  wide_weights.w_lo = -128, wide_weights.w_hi = 127;
+  EXPECT_EQ(error_of(wide_weights.build(), "wide_weights"),
+            "node 'q_w' (QuantizeLinear): weights 'wq' of node 'fc' (Gemm) hold integers in [-64, 64] (8 signed bits); "
+            "the weights are 4 bits");
+
+  ModelBuilder bipolar;  // the sign of an activation has no requantization form
+  bipolar.input("x", {1, 4}).output("y", {1, 4});
+  bipolar.init("s", scalar(0.25f));
+  bipolar.node("BipolarQuant", {"x", "s"}, {"y"}, "sign").set_domain("qonnx.custom_op.general");
+  EXPECT_EQ(error_of(bipolar, "bipolar"),
+            "node 'sign' (BipolarQuant): BipolarQuant of activation 'x' (the sign function) has no fixed-point "
+            "requantization form");
+
   ModelBuilder b;
   b.input("x", {1, 4}).output("y", {1, 4});
   b.init("s", scalar(0.25f)).init("zero", scalar(0)).init("four", scalar(4));
