@@ -94,7 +94,7 @@ nlohmann::json write_outputs(const std::filesystem::path& dir, std::span<const P
                    const nlohmann::json& options) {
   std::string designs = "precision,evaluation,key,budget";
   for (int k = 0; k < kNumKnobs; ++k) designs += fmt::format(",{}", knob_name(Knob(k)));
-  designs += ",feasible,verdict,reason,lut,ff,dsp,bram36,fmax_mhz,clock_mhz,critical_stage,peak_gops,cycles,gops,latency_ms,accuracy\n";
+  designs += ",feasible,verdict,reason,lut,ff,dsp,bram36,fmax_mhz,clock_mhz,critical_stage,peak_gops,cycles,gops,latency_ms,accuracy,acc_wrap_rate,acc_worst_case_warnings\n";
   std::string importance = "precision,target,feature,importance\n";
   std::string pareto = "precision,resource,rank,key,latency_ms,gops,value\n";
   std::string convergence = "precision,evaluation,budget,gops,best_gops\n";
@@ -111,10 +111,12 @@ nlohmann::json write_outputs(const std::filesystem::path& dir, std::span<const P
       const Evaluation& e = r.evaluations[j];
       designs += fmt::format("{},{},{},{}", r.precision, j + 1, e.key, e.budget);
       for (int k = 0; k < kNumKnobs; ++k) designs += fmt::format(",{}", space.value(e.design, Knob(k)));
-      designs += fmt::format(",{},{},{},{:.0f},{:.0f},{:.0f},{:.1f},{:.1f},{:.0f},{},{:.2f},{},{:.4f},{:.4f},{}\n",
+      designs += fmt::format(",{},{},{},{:.0f},{:.0f},{:.0f},{:.1f},{:.1f},{:.0f},{},{:.2f},{},{:.4f},{:.4f},{},{},{}\n",
                              e.feasible ? 1 : 0, e.verdict, csv_text(e.reason), e.resources.lut, e.resources.ff, e.resources.dsp,
                              e.resources.bram36, e.fmax_mhz, e.clock_mhz, e.critical_stage, e.peak_gops, e.cycles,
-                             e.gops, e.latency_ms, e.accuracy >= 0 ? fmt::format("{:.4f}", e.accuracy) : "");
+                             e.gops, e.latency_ms, e.accuracy >= 0 ? fmt::format("{:.4f}", e.accuracy) : "",
+                             e.wrap_rate >= 0 ? fmt::format("{:.3g}", e.wrap_rate) : "",
+                             e.accumulator_warnings >= 0 ? std::to_string(e.accumulator_warnings) : "");
       if (e.budget < 0) continue;
       ++n;
       if (e.feasible) best = std::max(best, e.gops);

@@ -53,7 +53,11 @@ nlohmann::json to_json(const Evaluation& e) {
   j["macs"] = e.macs;
   j["gops"] = e.gops;
   j["latency_ms"] = e.latency_ms;
-  if (e.accuracy >= 0) j["accuracy"] = e.accuracy;  // judged again on reading (the bound may differ)
+  if (e.accuracy >= 0) {  // judged again on reading (the bound may differ)
+    j["accuracy"] = e.accuracy;
+    j["accumulator_wrap_rate"] = e.wrap_rate;
+    j["accumulator_warnings"] = e.accumulator_warnings;
+  }
   // Screened designs are most of a cache: their tasks are cycle counts only (the heuristic's
   // schedules are the compiler's own, and the mapped config follows from the design).
   nlohmann::json tasks = nlohmann::json::array();
@@ -143,6 +147,8 @@ void Evaluator::judge_accuracy(const DesignSpace& space, Evaluation& e) const {
   const auto f = options_.accuracy->find(space.precision(), space.value(e.design, Knob::kAccWidth));
   if (!f) return;
   e.accuracy = f->tuned_accuracy;
+  e.wrap_rate = f->wrap_rate();
+  e.accumulator_warnings = int(f->compile_warnings.size());
   if (e.feasible && !f->meets) {
     e.feasible = false;
     e.verdict = "accuracy";

@@ -60,6 +60,10 @@ struct Evaluation {
   double wall_seconds = 0;
   bool cached = false;    // read back from the cache, not computed in this run
   double accuracy = -1;   // its format's held-out top-1 (dse/format_accuracy.h); -1: no accuracy step
+  // Its format's accumulator: wrapped sums / sums on the held-out images, and the layers the
+  // compile-time worst case warns about (-1: no accuracy step).
+  double wrap_rate = -1;
+  int accumulator_warnings = -1;
 };
 
 // The cache's form: tuned evaluations in full; screened ones (budget <= 0) without the mapped

@@ -31,7 +31,7 @@ std::string format_accuracy_table(const std::vector<FormatAccuracy>& formats, Fo
                      fmt::format("W{0}A{0} acc{1}", f.precision, f.acc_bits), f.float_accuracy, f.calibrated_accuracy,
                      f.tuned_accuracy, 100 * (f.float_accuracy - f.tuned_accuracy), f.tune_evaluations,
                      fmt::format("{:.2e}", f.wrap_rate()), f.compile_warnings.size(),
-                     f.meets ? "keeps the bound" : "infeasible");
+                     !f.meets ? "infeasible" : f.wrapped > 0 ? "keeps the bound; its accumulator wraps" : "keeps the bound");
   }
   return t;
 }
