@@ -53,7 +53,7 @@ class Folder {
     std::vector<Node> nodes;
     for (const Node& n : g_.nodes) {
       if (auto it = at.find(n.name); it != at.end()) {
-        if (g_.is_initializer(it->second->input)) fold_weight(*it->second);
+        if (res_.graph.is_initializer(it->second->input)) fold_weight(*it->second);
         else nodes.push_back(fake_quant_node(*it->second));
       }
       if (!consumed.count(n.name)) nodes.push_back(n);

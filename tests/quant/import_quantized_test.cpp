@@ -146,6 +146,30 @@ TEST(ImportQuantized, PerChannelWeightsGetPerChannelShifts) {
             dense_reference({4, 2, -3, 7}, {2, -1, 4, 3, -8, 2, 4, -4}, {4, -4}, {4, 5}, 0, 7));
 }
 
+TEST(ImportQuantized, WeightsStoredAsIntegersWithADequantizeLinear) {
+  // Exporters fold a weight's QuantizeLinear (and Clip) into an int8 constant.
+  Dense d;
+  ModelBuilder b;
+  b.input("x", {1, 4}).output("y", {1, 2});
+  b.init("wi", int8s({2, 4}, {2, -1, 4, 3, -4, 1, 2, -2})).init("ws", scalar(0.25f)).init("wz", int8s({}, {0}));
+  b.init("b", Tensor::from_floats({2}, d.bias));
+  qdq(b, "x", "xq", "q_in", scalar(d.in_scale), -8, 7);
+  b.node("DequantizeLinear", {"wi", "ws", "wz"}, {"wq"}, "w_dq");
+  auto& g = b.node("Gemm", {"xq", "wq", "b"}, {"h"}, "fc");
+  graph::testing::attr_int(g, "transB", 1);
+  b.node("Relu", {"h"}, {"r"}, "relu");
+  qdq(b, "r", "y", "q_out", scalar(d.out_scale), 0, 7);
+  const model::LoadedModel m = load(b, "int_weights", 4);
+  EXPECT_EQ(m.calib_samples, 0);
+  ASSERT_EQ(m.weight_formats.count("wq"), 1u);  // a weight format, not a FakeQuant on a constant
+  EXPECT_EQ(m.weight_formats.at("wq").frac_bits, std::vector<int>{2});
+  EXPECT_EQ(m.weight_formats.at("wq").node, "node 'w_dq' (DequantizeLinear)");
+  const graph::Node& fc = node(m.quant.graph, "fc");
+  EXPECT_EQ(fc.op_type, "QGemm");
+  EXPECT_EQ(fc.attr_int("shift"), 4);
+  EXPECT_EQ(m.quant.graph.initializers.at(fc.input(1)).to_int64(), (std::vector<int64_t>{2, -1, 4, 3, -4, 1, 2, -2}));
+}
+
 TEST(ImportQuantized, ClipOnTheIntegerGivesTheWidthAt4And2Bits) {
   Dense d;
   d.in_lo = -2, d.in_hi = 1, d.w_lo = -2, d.w_hi = 1, d.out_lo = 0, d.out_hi = 1;
