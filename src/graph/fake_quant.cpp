@@ -265,7 +265,7 @@ class Folder {
   }
 
   void fold_weight(const Pattern& p) {
-    const Tensor& w = g_.initializers.count(p.input) ? g_.initializers.at(p.input) : res_.graph.initializers.at(p.input);
+    const Tensor& w = res_.graph.initializers.at(p.input);  // the model's, or the integers dequantized
     const std::vector<float> x = w.to_float();
     const int64_t inner = slice_inner(w.shape(), p);
     WeightFormat wf;

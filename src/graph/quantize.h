@@ -132,6 +132,14 @@ class MissingStatistics : public Error {
   using Error::Error;
 };
 
+// Thrown by quantize() when an imported quantized model's integer ranges (graph/fake_quant.h) do
+// not fit the widths asked for (a W4A4 model at 2 bits): the model cannot run at that format,
+// which an exploration can treat as an infeasible format rather than a failure.
+class ImportedWidthError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Quantizes a float graph (shapes inferred, constants and batch norms folded). Every graph input
 // and every value an integer operator produces needs statistics in `stats`; a missing one is an
 // error naming the value. Graph outputs stay float (a Dequantize produces each one).

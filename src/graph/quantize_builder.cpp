@@ -268,9 +268,10 @@ void QuantBuilder::check_fake_quant(const Node& fq) const {
   int need = 1;
   while (lo < -(int64_t(1) << (need - 1)) || hi > (int64_t(1) << (need - 1)) - 1) ++need;
   if (need > opt_.act_bits) {
-    throw Error(fmt::format("{}: integer range [{}, {}] of '{}' needs {} signed bits; the activations are {} bits "
-                            "(tauvta's formats are signed: narrow the Clip, bitwidth or integer type)",
-                            source, lo, hi, fq.outputs.at(0), need, opt_.act_bits));
+    throw ImportedWidthError(fmt::format(
+        "{}: integer range [{}, {}] of '{}' needs {} signed bits; the activations are {} bits "
+        "(tauvta's formats are signed: narrow the Clip, bitwidth or integer type)",
+        source, lo, hi, fq.outputs.at(0), need, opt_.act_bits));
   }
 }
 
@@ -282,8 +283,9 @@ const WeightFormat* QuantBuilder::imported_weight_format(const Node& n, bool cha
   int need = 1;
   while (w.qmin < -(int64_t(1) << (need - 1)) || w.qmax > (int64_t(1) << (need - 1)) - 1) ++need;
   if (need > opt_.wgt_bits) {
-    throw Error(fmt::format("{}: weights '{}' of {} hold integers in [{}, {}] ({} signed bits); the weights are {} "
-                            "bits", w.node, n.input(1), n.describe(), w.qmin, w.qmax, need, opt_.wgt_bits));
+    throw ImportedWidthError(fmt::format(
+        "{}: weights '{}' of {} hold integers in [{}, {}] ({} signed bits); the weights are {} bits", w.node,
+        n.input(1), n.describe(), w.qmin, w.qmax, need, opt_.wgt_bits));
   }
   if (w.frac_bits.size() > 1) {
     // Per-channel formats must run along the output channels as the operator stores them.

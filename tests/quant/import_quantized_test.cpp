@@ -248,6 +248,7 @@ TEST(ImportQuantized, WhatTauvtaCannotRepresentIsAOneLineError) {
 
   Dense wide;  // an 8-bit activation range on a 4-bit datapath
   wide.out_lo = -128, wide.out_hi = 127;
+  EXPECT_THROW(load(wide.build(), "wide_type", 4), graph::ImportedWidthError);  // a format it cannot run at
   EXPECT_EQ(error_of(wide.build(), "wide"),
             "node 'q_out' (QuantizeLinear): integer range [-128, 127] of 'y' needs 8 signed bits; the activations are "
             "4 bits (tauvta's formats are signed: narrow the Clip, bitwidth or integer type)");
