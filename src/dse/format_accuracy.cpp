@@ -12,6 +12,7 @@
 #include "common/file_io.h"
 #include "common/fnv1a.h"
 #include "cpu/accumulator_wraps.h"
+#include "graph/quantize.h"
 #include "io/tensor_files.h"
 #include "model/accuracy.h"
 #include "precision/evaluator.h"
@@ -72,6 +73,7 @@ json to_json(const FormatAccuracy& f) {
           {"accumulated", f.accumulated},
           {"wrap_rate", f.wrap_rate()},
           {"compile_warnings", f.compile_warnings},
+          {"unrepresentable", f.unrepresentable},
           {"seconds", f.seconds},
           {"bound", f.bound},
           {"meets_bound", f.meets},
@@ -100,6 +102,7 @@ FormatAccuracy format_accuracy_from_json(const json& j) {
   f.wrapped = j.at("wrapped").get<int64_t>();
   f.accumulated = j.at("accumulated").get<int64_t>();
   f.compile_warnings = j.at("compile_warnings").get<std::vector<std::string>>();
+  f.unrepresentable = j.at("unrepresentable").get<std::string>();
   f.seconds = j.at("seconds").get<double>();
   return f;
 }
@@ -160,8 +163,9 @@ void FormatAccuracyStep::judge(FormatAccuracy& f) {
   f.bound = bound();
   // Accuracies are counts over the same split: compare counts, not rounded fractions.
   const double need = std::ceil(f.bound * double(f.holdout_images) - 1e-9);
-  f.meets = std::llround(f.tuned_accuracy * double(f.holdout_images)) >= int64_t(need);
-  f.reason = f.meets ? ""
+  f.meets = f.unrepresentable.empty() && std::llround(f.tuned_accuracy * double(f.holdout_images)) >= int64_t(need);
+  f.reason = f.meets                     ? ""
+             : !f.unrepresentable.empty() ? fmt::format("W{0}A{0} acc{1}: {2}", f.precision, f.acc_bits, f.unrepresentable)
                      : fmt::format("W{0}A{0} acc{1}: held-out top-1 {2:.4f} < bound {3:.4f}", f.precision, f.acc_bits,
                                    f.tuned_accuracy, f.bound);
 }
@@ -186,7 +190,19 @@ std::vector<FormatAccuracy> FormatAccuracyStep::evaluate(const DesignSpace& spac
       f = format_accuracy_from_json(*j);
       f.cached = true;
     } else {
-      f = compute(space, acc);
+      try {
+        f = compute(space, acc);
+      } catch (const graph::ImportedWidthError& e) {
+        // An imported quantized model trained for wider values: no design of this format runs it.
+        f = FormatAccuracy{};
+        f.key = key;
+        f.precision = space.precision();
+        f.acc_bits = acc;
+        f.holdout_begin = options_.tune_images;
+        f.holdout_images = options_.holdout_images;
+        f.float_accuracy = float_accuracy();
+        f.unrepresentable = e.what();
+      }
       cache_.put(ckey, to_json(f));
     }
     judge(f);

@@ -64,6 +64,9 @@ struct FormatAccuracy {
   std::vector<LayerWraps> wraps;                   // held-out split, tuned formats, per layer
   int64_t wrapped = 0, accumulated = 0;            // totals over the layers
   std::vector<std::string> compile_warnings;       // the worst-case accumulator warnings
+  // Why the model cannot be quantized at this format at all (an imported quantized model whose
+  // ranges do not fit its widths); "" when it can. Such a format has no accuracy and misses any bound.
+  std::string unrepresentable;
   double seconds = 0;
   bool cached = false;
   // Set against the bound (not cached: a new bound reuses the accuracies).

@@ -12,6 +12,7 @@ namespace tauvta::dse {
 using nlohmann::json;
 
 std::string format_accuracy_line(const FormatAccuracy& f) {
+  if (!f.unrepresentable.empty()) return f.reason;
   return fmt::format("W{0}A{0} acc{1}: held-out top-1 {2:.4f} (calibrated {3:.4f}, float {4:.4f}), bound {5:.4f}: {6}; "
                      "accumulator wraps {7} of {8}; {9}",
                      f.precision, f.acc_bits, f.tuned_accuracy, f.calibrated_accuracy, f.float_accuracy, f.bound,
@@ -27,6 +28,12 @@ std::string format_accuracy_table(const std::vector<FormatAccuracy>& formats, Fo
   t += fmt::format("{:<14} {:>7} {:>10} {:>7} {:>7} {:>7}  {:>14} {:>8}  {}\n", "format", "float", "calibrated", "tuned",
                    "drop", "steps", "acc. wraps", "warned", "verdict");
   for (const FormatAccuracy& f : formats) {
+    if (!f.unrepresentable.empty()) {
+      t += fmt::format("{:<14} {:>7.4f} {:>10} {:>7} {:>7} {:>7}  {:>14} {:>8}  {}\n",
+                       fmt::format("W{0}A{0} acc{1}", f.precision, f.acc_bits), f.float_accuracy, "-", "-", "-", "-", "-",
+                       "-", "infeasible: the model's formats do not fit");
+      continue;
+    }
     t += fmt::format("{:<14} {:>7.4f} {:>10.4f} {:>7.4f} {:>7.2f} {:>7}  {:>14} {:>8}  {}\n",
                      fmt::format("W{0}A{0} acc{1}", f.precision, f.acc_bits), f.float_accuracy, f.calibrated_accuracy,
                      f.tuned_accuracy, 100 * (f.float_accuracy - f.tuned_accuracy), f.tune_evaluations,

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,7 @@ class DseWorkload {
   std::map<std::string, std::shared_ptr<const std::vector<WorkloadTask>>> tasks_;
   std::map<std::string, std::string> task_errors_;
   std::map<std::string, std::string> load_errors_;
+  std::set<std::string> width_errors_;  // load errors that are graph::ImportedWidthError
 };
 
 }  // namespace tauvta::dse

@@ -151,6 +151,36 @@ TEST(DseAccuracy, FormatsBelowTheBoundAreInfeasibleAndTheChosenDesignKeepsTheRep
   fs::remove_all(dir);
 }
 
+TEST(DseAccuracy, AnImportedQuantizedModelEntersAtItsWidthAndIsInfeasibleNarrower) {
+  // The W4A4 model fine-tuned in PyTorch and exported as QDQ (models/vgg7_fmnist_w4a4_qdq.json):
+  // not recalibrated; at W4A4 its integer accuracy is its fake-quantized float accuracy exactly, at
+  // W2A2 its 4-bit ranges do not fit and the format is infeasible with the reason.
+  if (!fs::exists(kData + "/t10k-images-idx3-ubyte.gz")) GTEST_SKIP() << "no Fashion-MNIST";
+  const fs::path dir = fs::temp_directory_path() / ("tauvta_dse_qdq_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string model = std::string(TAUVTA_SOURCE_DIR) + "/models/vgg7_fmnist_w4a4_qdq.onnx";
+  const auto r = run_tauvta("dse " + model + " --device pynq-z1 --precisions 4,2 --strategy tau --budget 0 --overlays 2"
+                            " --sprint 2 --initial 6 --images " + kData + "/t10k-images-idx3-ubyte.gz --labels " + kData +
+                            "/t10k-labels-idx1-ubyte.gz --min-accuracy 0.8 --accuracy-tune-images 200"
+                            " --accuracy-holdout 200 --accuracy-limit 2 --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto summary = nlohmann::json::parse(slurp(dir / "out" / "summary.json"));
+  std::map<std::string, nlohmann::json> formats;
+  for (const auto& f : summary.at("accuracy").at("formats")) formats[f.at("key").get<std::string>()] = f;
+  const auto& w4 = formats.at("w4a4_acc32");
+  EXPECT_TRUE(w4.at("meets_bound").get<bool>()) << w4.dump(1);
+  EXPECT_EQ(w4.at("calibrated_accuracy").get<double>(), w4.at("float_accuracy").get<double>()) << w4.dump(1);
+  EXPECT_EQ(w4.at("unrepresentable").get<std::string>(), "");
+  for (const char* k : {"w2a2_acc16", "w2a2_acc32"}) {
+    const auto& f = formats.at(k);
+    EXPECT_FALSE(f.at("meets_bound").get<bool>()) << k;
+    EXPECT_NE(f.at("reason").get<std::string>().find("needs 4 signed bits"), std::string::npos) << f.dump(1);
+  }
+  EXPECT_TRUE(summary["precisions"][0].contains("best"));
+  EXPECT_FALSE(summary["precisions"][1].contains("best"));
+  fs::remove_all(dir);
+}
+
 TEST(DseAccuracy, BadOptionsAreOneLine) {
   const std::string model = std::string(TAUVTA_SOURCE_DIR) + "/models/vgg7_fmnist.onnx";
   const fs::path out = fs::temp_directory_path() / ("tauvta_dse_acc_bad_" + std::to_string(::getpid()));
