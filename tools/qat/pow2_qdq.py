@@ -126,28 +126,22 @@ class _QLayer:
         if self.tracing:  # a plain attribute: as a submodule it would be exported and saved twice
             object.__setattr__(self, "in_quant", _last_quant[0])
 
-
-class QConv2d(_QLayer, nn.Conv2d):
     def setup(self, wbits):
+        """Per-output-channel weight binary points at `wbits` (the mse rule)."""
         self.wq = (-2 ** (wbits - 1), 2 ** (wbits - 1) - 1)
         self.register_buffer("wfrac", mse_frac(self.weight, *self.wq, per_channel=True))
 
     def qweight(self):
         return fake_quant(self.weight, self.wfrac, self.wq[0], self.wq[1], 0)
 
+
+class QConv2d(_QLayer, nn.Conv2d):
     def forward(self, x):
         self._trace()
         return self._conv_forward(x, self.qweight(), _grid_bias(self))
 
 
 class QLinear(_QLayer, nn.Linear):
-    def setup(self, wbits):
-        self.wq = (-2 ** (wbits - 1), 2 ** (wbits - 1) - 1)
-        self.register_buffer("wfrac", mse_frac(self.weight, *self.wq, per_channel=True))
-
-    def qweight(self):
-        return fake_quant(self.weight, self.wfrac, self.wq[0], self.wq[1], 0)
-
     def forward(self, x):
         self._trace()
         return F.linear(x, self.qweight(), _grid_bias(self))
