@@ -37,7 +37,7 @@ const std::map<std::string, std::set<std::string>>& direct_dependencies() {
       {"backend", {"lower", "cpu", "model", "fpga", "rtl", "report"}},
       {"tune", {"backend", "ml", "fpga", "cluster", "report"}},
       {"precision", {"backend", "model", "report"}},
-      {"dse", {"fpga", "tune", "cluster"}},
+      {"dse", {"fpga", "tune", "precision", "cluster"}},
       {"python", {"dse", "precision", "tune", "backend", "fpga", "rtl", "report"}},
       {"cli", {"dse", "precision", "tune", "backend", "fpga", "rtl", "report", "cluster"}},
   };
