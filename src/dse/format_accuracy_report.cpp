@@ -40,6 +40,22 @@ std::string format_accuracy_table(const std::vector<FormatAccuracy>& formats, Fo
                      fmt::format("{:.2e}", f.wrap_rate()), f.compile_warnings.size(),
                      !f.meets ? "infeasible" : f.wrapped > 0 ? "keeps the bound; its accumulator wraps" : "keeps the bound");
   }
+  // The formats each feasible format was tuned to, and where its accumulator wrapped.
+  for (const FormatAccuracy& f : formats) {
+    if (!f.meets) continue;
+    t += fmt::format("\nW{0}A{0} acc{1}, tuned per-layer formats (overflow rate on the tuning split):\n", f.precision,
+                     f.acc_bits);
+    for (const auto& [value, name] : f.tuned_names) {
+      const auto r = f.overflow_rate.find(value);
+      t += fmt::format("  {:<56} {:<8} {}\n", value, name, r == f.overflow_rate.end() ? "-" : fmt::format("{:.2e}", r->second));
+    }
+    std::string wrapped;
+    for (const LayerWraps& w : f.wraps) {
+      if (w.wrapped > 0) wrapped += fmt::format("  {:<56} {} of {}\n", w.node, w.wrapped, w.elements);
+    }
+    t += wrapped.empty() ? "  accumulator wraps on the held-out images: none\n"
+                         : "  accumulator wraps on the held-out images, by layer:\n" + wrapped;
+  }
   return t;
 }
 

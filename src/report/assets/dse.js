@@ -112,6 +112,29 @@ tauvta.pages.dse = function (data, root) {
                 {ptr: F(k, 'wrap_rate'), kind: 'num'}, {text: String(T.arr(T.obj(f).compile_warnings).length)},
                 {ptr: F(k, 'meets_bound'), kind: 'str'}, {ptr: F(k, 'reason'), kind: 'str'}];
       }), {compact: true, rowClass: function (row) { return T.get(row[7].ptr) === false ? 'failed' : ''; }});
+    // Per format: the tuned binary point of every layer with its overflow rate, and the wraps per layer.
+    formats.forEach(function (f, k) {
+      var names = T.obj(T.obj(f).tuned_format_names);
+      var values = Object.keys(names);
+      if (!values.length) return;
+      T.details(sec, String(f.key) + ': tuned per-layer formats and accumulator wraps', function (d) {
+        T.table(d, [{title: 'value', cls: 'mono wrap'}, {title: 'format'}, {title: 'frac bits', num: true},
+                    {title: 'overflow rate (tuning split)', num: true}],
+          values.map(function (v) {
+            return [{text: v}, {ptr: T.ptr('accuracy', 'formats', k, 'tuned_format_names', v), kind: 'str'},
+                    {ptr: T.ptr('accuracy', 'formats', k, 'tuned_formats', v), kind: 'int'},
+                    T.isNum(T.obj(f.overflow_rate)[v]) ? {ptr: T.ptr('accuracy', 'formats', k, 'overflow_rate', v), kind: 'num'} : {text: T.DASH}];
+          }), {compact: true});
+        var wraps = T.arr(f.accumulator_wraps);
+        T.table(d, [{title: 'layer (integer graph node)', cls: 'mono wrap'}, {title: 'wrapped sums', num: true},
+                    {title: 'sums', num: true}, {title: 'rate', num: true}],
+          wraps.map(function (w, j) {
+            var b = T.ptr('accuracy', 'formats', k, 'accumulator_wraps', j);
+            return [{ptr: b + '/node', kind: 'str'}, {ptr: b + '/wrapped', kind: 'int'}, {ptr: b + '/elements', kind: 'int'},
+                    {ptr: b + '/rate', kind: 'num'}];
+          }), {compact: true});
+      });
+    });
     var keys = formats.map(function (f) { return String(T.obj(f).key); });
     T.chart(sec, {
       type: 'bar',
