@@ -128,8 +128,7 @@ FormatAccuracyStep::FormatAccuracyStep(DseWorkload& workload, const AccuracyBoun
       dir_(out_dir),
       progress_(std::move(progress)),
       images_(read_dataset(options.images, "--images")),
-      labels_(read_dataset(options.labels, "--labels")),
-      cache_(out_dir / "accuracy.jsonl") {
+      labels_(read_dataset(options.labels, "--labels")) {
   if (!workload.is_model()) throw Error("dse: an accuracy bound needs a model, not --workload");
   if (images_.rank() != 3 || labels_.rank() != 1 || labels_.shape()[0] != images_.shape()[0]) {
     throw Error(fmt::format("{} / {}: expected IDX images [N, rows, cols] and N labels", options.images, options.labels));
@@ -140,6 +139,7 @@ FormatAccuracyStep::FormatAccuracyStep(DseWorkload& workload, const AccuracyBoun
   settings_ = fmt::format("images={} labels={} tune={} holdout={} mode={} limit={}", content_hash(options.images),
                           content_hash(options.labels), options_.tune_images, options_.holdout_images, options_.mode,
                           options_.limit);
+  cache_ = std::make_unique<ResultCache>(out_dir / "accuracy.jsonl");
 }
 
 double FormatAccuracyStep::float_accuracy() {
@@ -186,7 +186,7 @@ std::vector<FormatAccuracy> FormatAccuracyStep::evaluate(const DesignSpace& spac
     const std::string key = format_key(space.precision(), acc);
     const std::string ckey = ResultCache::make_key(key, workload_.id(), 0, settings_);
     FormatAccuracy f;
-    if (auto j = cache_.find(ckey)) {
+    if (auto j = cache_->find(ckey)) {
       f = format_accuracy_from_json(*j);
       f.cached = true;
     } else {
@@ -203,7 +203,7 @@ std::vector<FormatAccuracy> FormatAccuracyStep::evaluate(const DesignSpace& spac
         f.float_accuracy = float_accuracy();
         f.unrepresentable = e.what();
       }
-      cache_.put(ckey, to_json(f));
+      cache_->put(ckey, to_json(f));
     }
     judge(f);
     {

@@ -108,7 +108,7 @@ class FormatAccuracyStep {
   std::function<void(const std::string&)> progress_;
   graph::Tensor images_, labels_;
   std::string settings_;
-  ResultCache cache_;
+  std::unique_ptr<ResultCache> cache_;  // opened once the options are known good (nothing written before)
   double float_accuracy_ = -1;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<const FormatAccuracy>> done_;
