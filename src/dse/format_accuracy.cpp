@@ -189,6 +189,8 @@ std::vector<FormatAccuracy> FormatAccuracyStep::evaluate(const DesignSpace& spac
     if (auto j = cache_->find(ckey)) {
       f = format_accuracy_from_json(*j);
       f.cached = true;
+      // Same data and splits (they are in the key): the float model's accuracy needs no new run.
+      if (float_accuracy_ < 0) float_accuracy_ = f.float_accuracy;
     } else {
       try {
         f = compute(space, acc);
