@@ -56,13 +56,6 @@ bool use_gemm(const IntNodePlan& p, const int32_t* x, int64_t n, const IntRunOpt
   return p.gemm && fits_int16(x, n) && (!o.wraps || sums_exact_in_int32(p, x, n));
 }
 
-// Wraps among requantized sums `acc[0..n)` of one output channel.
-int64_t count_wraps(const int64_t* acc, int64_t n, int64_t shift, int acc_bits) {
-  int64_t w = 0;
-  for (int64_t i = 0; i < n; ++i) w += accumulator_wraps(acc[i], shift, acc_bits);
-  return w;
-}
-
 // An int32 view of an integer tensor (converted when it has another integer dtype).
 struct Int32View {
   Tensor owned;
@@ -266,7 +259,6 @@ Tensor run_qconv(const Node& n, const IntInputs& in, const IntNodePlan& p, const
       PairPanel cols;
       cols.resize(kg, pix);
       std::vector<uint32_t> acc(size_t(mg * pix));
-      std::vector<int64_t> sums(o.wraps ? size_t(pix) : 0);
       int64_t wrapped = 0;
       std::vector<int16_t> padded(size_t(cg * hp * wp), 0);
       for (int64_t b = b0; b < b1; ++b) {
@@ -301,9 +293,9 @@ Tensor run_qconv(const Node& n, const IntInputs& in, const IntNodePlan& p, const
             const int64_t oc = gi * mg + r;
             requantize_row(acc.data() + r * pix, uint32_t(p.bias[size_t(oc)]), p.shifts[size_t(oc)], p.rq,
                            out + (b * m + oc) * pix, pix);
-            if (o.wraps) {
-              for (int64_t i = 0; i < pix; ++i) sums[size_t(i)] = int32_t(acc[size_t(r * pix + i)] + uint32_t(p.bias[size_t(oc)]));
-              wrapped += count_wraps(sums.data(), pix, p.shifts[size_t(oc)], p.rq.acc_bits);
+            for (int64_t i = 0; o.wraps && i < pix; ++i) {
+              const int32_t v = int32_t(acc[size_t(r * pix + i)] + uint32_t(p.bias[size_t(oc)]));
+              wrapped += accumulator_wraps(v, p.shifts[size_t(oc)], p.rq.acc_bits);
             }
           }
         }

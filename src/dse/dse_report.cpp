@@ -77,6 +77,13 @@ std::vector<const Evaluation*> accuracy_front(std::span<const PrecisionResult> r
 
 namespace {
 
+// "lut", "bram36": a resource's key in summary.json, as an evaluation's resources name it.
+std::string resource_key(fpga::ResourceKind kind) {
+  std::string key = fpga::resource_name(kind);
+  for (char& c : key) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return key;
+}
+
 std::string csv_text(std::string s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -138,8 +145,7 @@ nlohmann::json write_outputs(const std::filesystem::path& dir, std::span<const P
     // Every resource's front in summary.json (fastest first), keyed as an evaluation's resources.
     nlohmann::json fronts = nlohmann::json::object();
     for (int k = 0; k < fpga::kNumResourceKinds; ++k) {
-      std::string key = fpga::resource_name(fpga::ResourceKind(k));
-      for (char& c : key) c = char(std::tolower(static_cast<unsigned char>(c)));
+      const std::string key = resource_key(fpga::ResourceKind(k));
       nlohmann::json front = nlohmann::json::array();
       for (const Evaluation* e : pareto_front(r.evaluations, fpga::ResourceKind(k))) {
         front.push_back({{"key", e->key}, {"latency_ms", e->latency_ms}, {"gops", e->gops},
@@ -188,8 +194,7 @@ nlohmann::json write_outputs(const std::filesystem::path& dir, std::span<const P
     nlohmann::json fronts = nlohmann::json::object();
     for (int k = 0; k < fpga::kNumResourceKinds; ++k) {
       const auto kind = fpga::ResourceKind(k);
-      std::string key = fpga::resource_name(kind);
-      for (char& c : key) c = char(std::tolower(static_cast<unsigned char>(c)));
+      const std::string key = resource_key(kind);
       nlohmann::json front = nlohmann::json::array();
       size_t rank = 0;
       for (const Evaluation* e : accuracy_front(results, kind)) {

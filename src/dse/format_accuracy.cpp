@@ -24,6 +24,15 @@ namespace tauvta::dse {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+cpu::WrapCount FormatAccuracy::wrap_total() const {
+  cpu::WrapCount t;
+  for (const LayerWraps& w : wraps) {
+    t.wrapped += w.count.wrapped;
+    t.elements += w.count.elements;
+  }
+  return t;
+}
+
 std::string format_key(int precision, int acc_bits) { return fmt::format("w{0}a{0}_acc{1}", precision, acc_bits); }
 
 void check_accuracy_options(const AccuracyBoundOptions& o, int64_t dataset_images) {
@@ -52,9 +61,10 @@ void check_accuracy_options(const AccuracyBoundOptions& o, int64_t dataset_image
 json to_json(const FormatAccuracy& f) {
   json wraps = json::array();
   for (const LayerWraps& w : f.wraps) {
-    wraps.push_back({{"node", w.node}, {"wrapped", w.wrapped}, {"elements", w.elements},
-                     {"rate", w.elements ? double(w.wrapped) / double(w.elements) : 0.0}});
+    wraps.push_back({{"node", w.node}, {"wrapped", w.count.wrapped}, {"elements", w.count.elements},
+                     {"rate", w.count.rate()}});
   }
+  const cpu::WrapCount total = f.wrap_total();
   return {{"key", f.key},
           {"precision", f.precision},
           {"acc_bits", f.acc_bits},
@@ -69,9 +79,9 @@ json to_json(const FormatAccuracy& f) {
           {"tuned_format_names", f.tuned_names},
           {"overflow_rate", f.overflow_rate},
           {"accumulator_wraps", wraps},
-          {"wrapped", f.wrapped},
-          {"accumulated", f.accumulated},
-          {"wrap_rate", f.wrap_rate()},
+          {"wrapped", total.wrapped},
+          {"accumulated", total.elements},
+          {"wrap_rate", total.rate()},
           {"compile_warnings", f.compile_warnings},
           {"unrepresentable", f.unrepresentable},
           {"seconds", f.seconds},
@@ -97,10 +107,8 @@ FormatAccuracy format_accuracy_from_json(const json& j) {
   f.tuned_names = j.at("tuned_format_names").get<std::map<std::string, std::string>>();
   f.overflow_rate = j.at("overflow_rate").get<std::map<std::string, double>>();
   for (const json& w : j.at("accumulator_wraps")) {
-    f.wraps.push_back({w.at("node").get<std::string>(), w.at("wrapped").get<int64_t>(), w.at("elements").get<int64_t>()});
+    f.wraps.push_back({w.at("node").get<std::string>(), {w.at("wrapped").get<int64_t>(), w.at("elements").get<int64_t>()}});
   }
-  f.wrapped = j.at("wrapped").get<int64_t>();
-  f.accumulated = j.at("accumulated").get<int64_t>();
   f.compile_warnings = j.at("compile_warnings").get<std::vector<std::string>>();
   f.unrepresentable = j.at("unrepresentable").get<std::string>();
   f.seconds = j.at("seconds").get<double>();
@@ -112,6 +120,15 @@ namespace {
 graph::Tensor read_dataset(const std::string& path, const char* what) {
   if (!fs::is_regular_file(path)) throw Error(fmt::format("{} {}: no such file", what, path));
   return io::read_idx(path);
+}
+
+// Whether the space's accumulator-too-narrow constraint prunes `d`'s accumulator (the constraint
+// itself, not a copy of its rule; the other constraints concern other knobs).
+bool accumulator_pruned(const DesignSpace& space, const Design& d) {
+  for (const DesignSpace::Constraint& c : space.constraints()) {
+    if (c.last == Knob::kAccWidth && c.why(space, d)) return true;
+  }
+  return false;
 }
 
 std::string content_hash(const std::string& path) {
@@ -182,7 +199,7 @@ std::vector<FormatAccuracy> FormatAccuracyStep::evaluate(const DesignSpace& spac
   for (size_t i = 0; i < space.values(Knob::kAccWidth).size(); ++i) {
     d[size_t(Knob::kAccWidth)] = uint8_t(i);
     const int acc = space.value(d, Knob::kAccWidth);
-    if (acc < 2 * space.precision() + 8) continue;  // the space's accumulator-too-narrow constraint
+    if (accumulator_pruned(space, d)) continue;  // no design of the pruned space has this accumulator
     const std::string key = format_key(space.precision(), acc);
     const std::string ckey = ResultCache::make_key(key, workload_.id(), 0, settings_);
     FormatAccuracy f;
@@ -274,11 +291,7 @@ FormatAccuracy FormatAccuracyStep::compute(const DesignSpace& space, int acc_bit
   cpu::AccumulatorWraps wraps;
   f.tuned_accuracy = holdout(best.eval.formats, &wraps);
   f.calibrated_accuracy = r.best == 0 ? f.tuned_accuracy : holdout(r.steps.front().eval.formats, nullptr);
-  for (const auto& [node, c] : wraps.by_node()) {
-    f.wraps.push_back({node, c.wrapped, c.elements});
-    f.wrapped += c.wrapped;
-    f.accumulated += c.elements;
-  }
+  for (const auto& [node, c] : wraps.by_node()) f.wraps.push_back({node, c});
   f.seconds = seconds_since(t0);
   return f;
 }

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpu/accumulator_wraps.h"
 #include "dse/design_space.h"
 #include "dse/result_cache.h"
 #include "dse/workload.h"
@@ -45,8 +46,8 @@ struct AccuracyBoundOptions {
 void check_accuracy_options(const AccuracyBoundOptions& o, int64_t dataset_images = -1);
 
 struct LayerWraps {
-  std::string node;
-  int64_t wrapped = 0, elements = 0;
+  std::string node;  // the integer graph's node
+  cpu::WrapCount count;
 };
 
 struct FormatAccuracy {
@@ -62,7 +63,6 @@ struct FormatAccuracy {
   std::map<std::string, std::string> tuned_names;  // value -> "Qx.y"
   std::map<std::string, double> overflow_rate;     // value -> rate on the tuning split (best step)
   std::vector<LayerWraps> wraps;                   // held-out split, tuned formats, per layer
-  int64_t wrapped = 0, accumulated = 0;            // totals over the layers
   std::vector<std::string> compile_warnings;       // the worst-case accumulator warnings
   // Why the model cannot be quantized at this format at all (an imported quantized model whose
   // ranges do not fit its widths); "" when it can. Such a format has no accuracy and misses any bound.
@@ -73,7 +73,8 @@ struct FormatAccuracy {
   double bound = -1;
   bool meets = true;
   std::string reason;  // why it misses the bound ("" when it meets it)
-  double wrap_rate() const { return accumulated ? double(wrapped) / double(accumulated) : 0.0; }
+  cpu::WrapCount wrap_total() const;  // over the layers
+  double wrap_rate() const { return wrap_total().rate(); }
 };
 
 nlohmann::json to_json(const FormatAccuracy& f);

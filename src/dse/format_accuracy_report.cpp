@@ -16,7 +16,7 @@ std::string format_accuracy_line(const FormatAccuracy& f) {
   return fmt::format("W{0}A{0} acc{1}: held-out top-1 {2:.4f} (calibrated {3:.4f}, float {4:.4f}), bound {5:.4f}: {6}; "
                      "accumulator wraps {7} of {8}; {9}",
                      f.precision, f.acc_bits, f.tuned_accuracy, f.calibrated_accuracy, f.float_accuracy, f.bound,
-                     f.meets ? "keeps it" : "misses it", f.wrapped, f.accumulated,
+                     f.meets ? "keeps it" : "misses it", f.wrap_total().wrapped, f.wrap_total().elements,
                      f.cached ? "cached" : fmt::format("{:.1f} s", f.seconds));
 }
 
@@ -38,7 +38,7 @@ std::string format_accuracy_table(const std::vector<FormatAccuracy>& formats, Fo
                      fmt::format("W{0}A{0} acc{1}", f.precision, f.acc_bits), f.float_accuracy, f.calibrated_accuracy,
                      f.tuned_accuracy, 100 * (f.float_accuracy - f.tuned_accuracy), f.tune_evaluations,
                      fmt::format("{:.2e}", f.wrap_rate()), f.compile_warnings.size(),
-                     !f.meets ? "infeasible" : f.wrapped > 0 ? "keeps the bound; its accumulator wraps" : "keeps the bound");
+                     !f.meets ? "infeasible" : f.wrap_total().wrapped > 0 ? "keeps the bound; its accumulator wraps" : "keeps the bound");
   }
   // The formats each feasible format was tuned to, and where its accumulator wrapped.
   for (const FormatAccuracy& f : formats) {
@@ -51,7 +51,7 @@ std::string format_accuracy_table(const std::vector<FormatAccuracy>& formats, Fo
     }
     std::string wrapped;
     for (const LayerWraps& w : f.wraps) {
-      if (w.wrapped > 0) wrapped += fmt::format("  {:<56} {} of {}\n", w.node, w.wrapped, w.elements);
+      if (w.count.wrapped > 0) wrapped += fmt::format("  {:<56} {} of {}\n", w.node, w.count.wrapped, w.count.elements);
     }
     t += wrapped.empty() ? "  accumulator wraps on the held-out images: none\n"
                          : "  accumulator wraps on the held-out images, by layer:\n" + wrapped;

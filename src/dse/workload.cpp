@@ -58,10 +58,7 @@ std::shared_ptr<const model::LoadedModel> DseWorkload::loaded(const hw::HwConfig
   const std::string key = width_key(c);
   auto it = models_.find(key);
   if (it != models_.end()) return it->second;
-  if (auto e = load_errors_.find(key); e != load_errors_.end()) {
-    if (width_errors_.count(key)) throw graph::ImportedWidthError(e->second);
-    throw Error(e->second);
-  }
+  if (auto e = load_errors_.find(key); e != load_errors_.end()) std::rethrow_exception(e->second);
   model::LoadOptions o = options_;
   o.quantize = true;
   o.batch = 0;
@@ -73,13 +70,12 @@ std::shared_ptr<const model::LoadedModel> DseWorkload::loaded(const hw::HwConfig
     return m;
   } catch (const graph::ImportedWidthError& e) {
     // An imported quantized model's ranges do not fit these widths: the format is infeasible.
-    load_errors_[key] = fmt::format("quantizing at {}: {}", key, e.what());
-    width_errors_.insert(key);
-    throw graph::ImportedWidthError(load_errors_[key]);
+    load_errors_[key] = std::make_exception_ptr(graph::ImportedWidthError(fmt::format("quantizing at {}: {}", key, e.what())));
+    std::rethrow_exception(load_errors_[key]);
   } catch (const Error& e) {
     // Quantization at these widths fails the same way for every design: say so once.
-    load_errors_[key] = fmt::format("quantizing at {}: {}", key, e.what());
-    throw Error(load_errors_[key]);
+    load_errors_[key] = std::make_exception_ptr(Error(fmt::format("quantizing at {}: {}", key, e.what())));
+    std::rethrow_exception(load_errors_[key]);
   }
 }
 

@@ -9,12 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -63,8 +63,8 @@ class DseWorkload {
   std::map<std::string, std::shared_ptr<const model::LoadedModel>> models_;
   std::map<std::string, std::shared_ptr<const std::vector<WorkloadTask>>> tasks_;
   std::map<std::string, std::string> task_errors_;
-  std::map<std::string, std::string> load_errors_;
-  std::set<std::string> width_errors_;  // load errors that are graph::ImportedWidthError
+  // Quantization failures by widths, rethrown as they were (graph::ImportedWidthError included).
+  std::map<std::string, std::exception_ptr> load_errors_;
 };
 
 }  // namespace tauvta::dse
