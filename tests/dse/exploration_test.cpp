@@ -1,8 +1,8 @@
 // Evaluating designs and the strategies behind the ask/tell interface, on a small convolution:
 // cycles equal the tuner's own measurement of the same schedule, the cache survives a killed run
 // and answers a second run, and every strategy keeps its contract (exhaustive screens every
-// resource-feasible design, halving halves, tau is deterministic under a seed, vta goes by peak
-// GOPS).
+// resource-feasible design and their Pareto front is not dominated, halving halves, tau is
+// deterministic under a seed, vta goes by peak GOPS).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -112,7 +112,8 @@ PrecisionResult run(const std::string& kind, int precision, int64_t budget, uint
   return r;
 }
 
-TEST(DseStrategy, ExhaustiveScreensEveryResourceFeasibleDesign) {
+// One exhaustive screen (a few thousand designs) checks the strategy and the Pareto front.
+TEST(DseStrategy, ExhaustiveScreensEveryResourceFeasibleDesignAndItsParetoFrontIsNotDominated) {
   const PrecisionResult r = run("exhaustive", 2, 0, 1, nullptr);
   const size_t feasible = r.strategy_summary["resource_feasible"].get<size_t>();
   ASSERT_GT(feasible, 100u);
@@ -123,6 +124,15 @@ TEST(DseStrategy, ExhaustiveScreensEveryResourceFeasibleDesign) {
   ASSERT_TRUE(r.best);
   for (const Evaluation& e : r.evaluations) EXPECT_LE(e.gops, r.evaluations[*r.best].gops);
   EXPECT_FALSE(r.importance.targets.empty());
+  const auto front = pareto_front(r.evaluations, fpga::ResourceKind::kLut);
+  ASSERT_FALSE(front.empty());
+  for (const Evaluation* f : front) {
+    for (const Evaluation& e : r.evaluations) {
+      if (!e.feasible || e.cycles == 0) continue;
+      const bool dominates = e.latency_ms < f->latency_ms && e.resources.lut < f->resources.lut;
+      EXPECT_FALSE(dominates) << e.key << " dominates " << f->key;
+    }
+  }
 }
 
 TEST(DseStrategy, HalvingKeepsTheBetterHalfAndAddsBudget) {
@@ -189,19 +199,6 @@ TEST(DseStrategy, VtaSelectionGoesByPeakGops) {
   EXPECT_EQ(r.feasible(), 6u);  // it goes on until 6 designs fit
   for (size_t i = 1; i < r.evaluations.size(); ++i) {
     EXPECT_LE(r.evaluations[i].peak_gops, r.evaluations[i - 1].peak_gops);
-  }
-}
-
-TEST(DseReport, ParetoFrontIsNotDominated) {
-  const PrecisionResult r = run("exhaustive", 4, 0, 1, nullptr);
-  const auto front = pareto_front(r.evaluations, fpga::ResourceKind::kLut);
-  ASSERT_FALSE(front.empty());
-  for (const Evaluation* f : front) {
-    for (const Evaluation& e : r.evaluations) {
-      if (!e.feasible || e.cycles == 0) continue;
-      const bool dominates = e.latency_ms < f->latency_ms && e.resources.lut < f->resources.lut;
-      EXPECT_FALSE(dominates) << e.key << " dominates " << f->key;
-    }
   }
 }
 
