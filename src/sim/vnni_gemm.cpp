@@ -1,13 +1,18 @@
 #include "sim/vnni_gemm.h"
 
-// GCC 12's AVX-512 intrinsic headers trip -Wmaybe-uninitialized on their own _mm512_undefined
-// placeholders (a known false positive); nothing in this file reads uninitialized data.
+// GCC 12's AVX-512 intrinsic headers trip -Wmaybe-uninitialized and -Wuninitialized on their own
+// _mm512_undefined placeholders (a known false positive); nothing in this file reads
+// uninitialized data.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
+
+#include "sim/gemm_blocking.h"
 
 namespace tauvta::sim {
 namespace {
@@ -167,9 +172,71 @@ TAUVTA_VNNI void gemm_reduce(OnChipMemory& m, const LoopNest& l) {
   }
 }
 
+// One block of a planned tile (gemm_blocking.h): NV vector rows, each a (row, batch) pair of the
+// tile's rows, hold their sums in registers over all the tile's steps, and each step's weight
+// vectors are loaded once for all NV. The sums join the accumulators row by row at the end (in
+// order, so rows that share an accumulator add up), minus the steps' bias corrections.
+template <class Vec, int NV, class S>
+TAUVTA_VNNI void blocked_rows(const S& s, OnChipMemory& m, const GemmBlocking& p,
+                              const GemmBlocking::Tile& t, uint32_t v0, size_t lane0) {
+  const uint8_t* xp[NV];
+  size_t at[NV];
+  for (int v = 0; v < NV; ++v) {
+    const uint32_t k = v0 + uint32_t(v);
+    const GemmBlocking::Row& row = p.rows[t.row_begin + k / uint32_t(s.B)];
+    const uint32_t b = k % uint32_t(s.B);
+    xp[v] = m.inp_vnni.data() + (size_t(row.src) * s.B + b) * s.BI;
+    at[v] = (size_t(row.dst) * s.B + b) * s.BO + lane0;
+  }
+  const int8_t* wv = m.wgt_vnni.data() + lane0 * 4;
+  const int32_t* corr = m.wgt_corr.data() + lane0;
+  const size_t x_step = size_t(s.B) * s.BI, w_group = size_t(s.BO) * 4;
+  typename Vec::V sum[NV], cs = Vec::zero();
+  for (int v = 0; v < NV; ++v) sum[v] = Vec::zero();
+  for (uint32_t q = t.step_begin; q < t.step_end; ++q) {
+    const GemmBlocking::Step st = p.steps[q];
+    const size_t xo = st.src * x_step;
+    const int8_t* wp = wv + st.wgt * s.wgt_elem;
+    cs = Vec::add(cs, Vec::load(corr + size_t(st.wgt) * s.BO));
+    for (int g = 0; g < s.groups; ++g) {
+      const typename Vec::V w = Vec::load(wp + g * w_group);
+      for (int v = 0; v < NV; ++v) {
+        int32_t x;
+        std::memcpy(&x, xp[v] + xo + 4 * g, 4);
+        sum[v] = Vec::dp(sum[v], Vec::set1(x), w);
+      }
+    }
+  }
+  int32_t* acc = m.acc32.data();
+  int8_t* out = m.out8.data();
+  for (int v = 0; v < NV; ++v) {
+    int32_t* ap = acc + at[v];
+    finish<Vec>(s, Vec::sub(Vec::add(Vec::load(ap), sum[v]), cs), ap, out + at[v], false);
+  }
+}
+
+// Runs a plan: every tile's vector rows in blocks of 8, then 4, 2, 1 for the remainder.
+template <class Vec, int kGroups, int kBatch>
+TAUVTA_VNNI void gemm_blocked(OnChipMemory& m, const GemmBlocking& p) {
+  const VnniShape<Vec, kGroups, kBatch> s(m.config());
+  for (const GemmBlocking::Tile& t : p.tiles) {
+    const uint32_t n = (t.row_end - t.row_begin) * uint32_t(s.B);
+    for (int cb = 0; cb < s.oc_blocks; ++cb) {
+      const size_t lane0 = size_t(cb) * Vec::kLanes;
+      uint32_t v = 0;
+      for (; v + 8 <= n; v += 8) blocked_rows<Vec, 8>(s, m, p, t, v, lane0);
+      if (v + 4 <= n) blocked_rows<Vec, 4>(s, m, p, t, v, lane0), v += 4;
+      if (v + 2 <= n) blocked_rows<Vec, 2>(s, m, p, t, v, lane0), v += 2;
+      if (v < n) blocked_rows<Vec, 1>(s, m, p, t, v, lane0);
+    }
+  }
+}
+
 template <class Vec, int kGroups, int kBatch>
 void run(OnChipMemory& m, const LoopNest& l, bool reset) {
-  if (!reset && l.dst_out == 0 && l.dst_in == 0) {
+  if (!reset && plan_gemm_blocking(l, m.gemm_plan)) {
+    gemm_blocked<Vec, kGroups, kBatch>(m, m.gemm_plan);
+  } else if (!reset && l.dst_out == 0 && l.dst_in == 0) {
     gemm_reduce<Vec, kGroups, kBatch>(m, l);
   } else {
     gemm_steps<Vec, kGroups, kBatch>(m, l, reset);

@@ -1,8 +1,12 @@
-// Differential test of the AVX2 GEMM kernel against the portable one: random GEMM instructions
-// (micro-ops, shared rows, loop extents and factors, zero dst factors, reset) over operands at
-// the extremes of their widths, run on two OnChipMemory copies, one keeping the AVX2 layouts and
-// one the portable kernel's; accumulator and output buffers must agree bit for bit after every
-// instruction. Skipped on a CPU without AVX2.
+// Differential test of the SIMD GEMM kernels (AVX-512 VNNI, AVX2) against the portable one:
+// random GEMM instructions (micro-ops, shared rows, loop extents and factors, zero dst factors,
+// reset) over operands at the extremes of their widths, run on two OnChipMemory copies, one
+// keeping a SIMD kernel's layouts and one the portable kernel's; accumulator and output buffers
+// must agree bit for bit after every instruction. Half the instructions have the shapes the
+// whole-instruction plans regroup (gemm_blocking.h): a convolution's rows along a loop whose
+// weight factor is 0 (tens of rows, micro-ops sharing accumulator rows, the other loop moving the
+// accumulator or not) and reductions with micro-ops sharing weight elements. Skipped where the
+// CPU or the config's shape cannot run the kernel.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -125,7 +129,7 @@ struct RandomGemm {
   bool reset = false;
 };
 
-RandomGemm random_gemm(const hw::HwConfig& c, Rng& r) {
+RandomGemm small_gemm(const hw::HwConfig& c, Rng& r) {
   RandomGemm g;
   g.loop.iter_out = 1 + r.below(4);
   g.loop.iter_in = 1 + r.below(4);
@@ -158,12 +162,69 @@ RandomGemm random_gemm(const hw::HwConfig& c, Rng& r) {
   return g;
 }
 
+// The shapes the whole-instruction plans take: rows along one loop (weight factor 0) with
+// micro-ops in a few accumulator-row groups, or a reduction (dst factors 0) whose micro-ops share
+// weight elements in groups. Extents reach past the kernels' blocks of 8 vector rows.
+RandomGemm planned_gemm(const hw::HwConfig& c, Rng& r) {
+  RandomGemm g;
+  LoopNest& l = g.loop;
+  const bool reduction = r.below(3) == 0;
+  const bool rows_inner = r.below(2) == 0;
+  uint32_t& rows = rows_inner ? l.iter_in : l.iter_out;
+  uint32_t& other = rows_inner ? l.iter_out : l.iter_in;
+  uint32_t& row_dst = rows_inner ? l.dst_in : l.dst_out;
+  uint32_t& row_src = rows_inner ? l.src_in : l.src_out;
+  uint32_t& row_wgt = rows_inner ? l.wgt_in : l.wgt_out;
+  uint32_t& other_dst = rows_inner ? l.dst_out : l.dst_in;
+  uint32_t& other_src = rows_inner ? l.src_out : l.src_in;
+  uint32_t& other_wgt = rows_inner ? l.wgt_out : l.wgt_in;
+  rows = 1 + r.below(reduction ? 6 : 21);
+  other = 1 + r.below(4);
+  row_src = r.below(3);
+  other_src = r.below(4);
+  other_wgt = r.below(3);
+  if (reduction) {
+    row_wgt = r.below(3);
+  } else {
+    row_dst = 1 + r.below(2);  // 2: rows interleave with another tile's
+    // The other loop moves the accumulator (one tile per iteration) or reduces into it.
+    other_dst = r.below(2) == 0 ? 0 : rows * row_dst + r.below(3);
+  }
+  auto span = [&](uint32_t f_out, uint32_t f_in) { return (l.iter_out - 1) * f_out + (l.iter_in - 1) * f_in; };
+  const uint32_t dst_span = span(l.dst_out, l.dst_in), src_span = span(l.src_out, l.src_in),
+                 wgt_span = span(l.wgt_out, l.wgt_in);
+  if (dst_span >= c.acc_depth() || src_span >= c.inp_depth() || wgt_span >= c.wgt_depth()) {
+    return small_gemm(c, r);
+  }
+  // A few accumulator rows (or weight elements) that micro-ops share.
+  const uint32_t shared = 1 + r.below(3);
+  std::vector<uint32_t> dsts, wgts;
+  for (uint32_t k = 0; k < shared; ++k) {
+    dsts.push_back(r.below(c.acc_depth() - dst_span));
+    wgts.push_back(r.below(c.wgt_depth() - wgt_span));
+  }
+  const uint32_t n = 1 + r.below(reduction ? 24 : 10);
+  for (uint32_t u = 0; u < n; ++u) {
+    const bool share = r.below(4) != 0;
+    g.uops.push_back({!reduction && share ? dsts[r.below(shared)] : r.below(c.acc_depth() - dst_span),
+                      r.below(c.inp_depth() - src_span),
+                      reduction && share ? wgts[r.below(shared)] : r.below(c.wgt_depth() - wgt_span)});
+  }
+  l.uops = g.uops.data();
+  l.n_uops = n;
+  return g;
+}
+
+RandomGemm random_gemm(const hw::HwConfig& c, Rng& r) {
+  return r.below(2) == 0 ? small_gemm(c, r) : planned_gemm(c, r);
+}
+
 // First lane where two memories' accumulator or output buffers differ, or "".
 std::string first_difference(const OnChipMemory& a, const OnChipMemory& b) {
   auto diff = [](const char* what, const auto& x, const auto& y) -> std::string {
     const auto it = std::mismatch(x.begin(), x.end(), y.begin());
     if (it.first == x.end()) return "";
-    return fmt::format("{} lane {}: avx2 {} vs portable {}", what, it.first - x.begin(),
+    return fmt::format("{} lane {}: simd {} vs portable {}", what, it.first - x.begin(),
                        int64_t(*it.first), int64_t(*it.second));
   };
   for (const std::string& d : {diff("acc", a.acc32, b.acc32), diff("acc", a.acc64, b.acc64),
@@ -173,19 +234,20 @@ std::string first_difference(const OnChipMemory& a, const OnChipMemory& b) {
   return "";
 }
 
-class Avx2GemmDiff : public ::testing::TestWithParam<std::tuple<size_t, uint64_t>> {};
+class SimdGemmDiff : public ::testing::TestWithParam<std::tuple<SimdGemm, size_t, uint64_t>> {};
 
-TEST_P(Avx2GemmDiff, MatchesPortableKernel) {
-  if (!cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
-  const auto [which, seed] = GetParam();
+TEST_P(SimdGemmDiff, MatchesPortableKernel) {
+  const auto [kernel, which, seed] = GetParam();
   const hw::HwConfig c = kCases[which].make();
-  OnChipMemory simd(c, SimdGemm::kAvx2), portable(c, SimdGemm::kNone);
-  ASSERT_TRUE(simd.has_pair_weights());
+  if (!simd_gemm_supported(kernel, c)) {
+    GTEST_SKIP() << simd_gemm_name(kernel) << " cannot run " << kCases[which].name << " (its shape, or this CPU)";
+  }
+  OnChipMemory simd(c, kernel), portable(c, SimdGemm::kNone);
   Rng r{seed * 1000003 + which};
   // Seed 0 sets nearly every lane to its minimum: with 16-bit lanes every vpmaddwd pair is
   // (-32768)^2 * 2 = 2^31, the sum vpmaddwd returns as INT32_MIN.
   fill(simd, portable, r, seed == 0 ? 95 : 20);
-  for (int n = 0; n < 12; ++n) {
+  for (int n = 0; n < 24; ++n) {
     const RandomGemm g = random_gemm(c, r);
     run_gemm(simd, g.loop, g.reset, true, nullptr);
     run_gemm(portable, g.loop, g.reset, false, nullptr);
@@ -197,11 +259,13 @@ TEST_P(Avx2GemmDiff, MatchesPortableKernel) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Configs, Avx2GemmDiff,
-    ::testing::Combine(::testing::Range<size_t>(0, std::size(kCases)),
+    Configs, SimdGemmDiff,
+    ::testing::Combine(::testing::Values(SimdGemm::kVnni, SimdGemm::kAvx2),
+                       ::testing::Range<size_t>(0, std::size(kCases)),
                        ::testing::Range<uint64_t>(0, 4)),
-    [](const ::testing::TestParamInfo<Avx2GemmDiff::ParamType>& p) {
-      return fmt::format("{}_seed{}", kCases[std::get<0>(p.param)].name, std::get<1>(p.param));
+    [](const ::testing::TestParamInfo<SimdGemmDiff::ParamType>& p) {
+      return fmt::format("{}_{}_seed{}", std::get<0>(p.param) == SimdGemm::kVnni ? "vnni" : "avx2",
+                         kCases[std::get<1>(p.param)].name, std::get<2>(p.param));
     });
 
 // A reduction-shaped GEMM long enough that the 64-bit kernel widens its int32 halves more than
