@@ -73,6 +73,9 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
   if (a.timing_only && (a.compare || !a.images.empty() || !a.output_dir.empty())) {
     throw Error("run: --timing-only computes no values: drop --compare-float, --images and --output-dir");
   }
+  if (a.no_check && a.images.empty()) {
+    throw Error("run: --no-check skips the integer reference's check of each of --images; no --images were given");
+  }
   check_can_write(a.report, a.model.force);
   check_can_write(a.csv, a.model.force);
   check_can_write(a.html, a.model.force);
@@ -94,6 +97,7 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
     o.limit = a.limit;
     o.check_hazards = a.check_hazards;
     o.rtl = a.rtl;
+    o.check_reference = !a.no_check;
     o.threads = a.boards > 0 ? a.boards : int(std::max(1u, std::thread::hardware_concurrency()));
     if (!inst.empty()) o.instruments = &inst;
     if (b.model) o.float_graph = &b.model->float_graph;
@@ -103,18 +107,26 @@ nlohmann::json run_on_accelerator(const AcceleratorRunRequest& request, std::ost
     observed = std::move(acc.instruments);
     out << fmt::format("\n{:<34}{:>8}\n", "top-1 accuracy", fmt::format("{} images", acc.images));
     if (b.model) out << fmt::format("  {:<32}{:>8.4f}\n", "float reference", acc.float_accuracy);
-    out << fmt::format("  {:<32}{:>8.4f}\n", "integer reference", acc.int_accuracy);
+    if (o.check_reference) out << fmt::format("  {:<32}{:>8.4f}\n", "integer reference", acc.int_accuracy);
     out << fmt::format("  {:<32}{:>8.4f}\n", "accelerator (" + net.config.name() + ")", acc.accuracy);
     const std::string flag = model::accuracy_warning(acc.accuracy, model::classifier_classes(net.graph),
                                                      b.model ? acc.float_accuracy : -1.0);
     if (!flag.empty()) out << flag << "\n";
-    out << fmt::format("accelerator outputs identical to the integer reference: {} ({} of {} images differ)\n",
-                             acc.mismatched_images == 0 ? "yes" : "NO", acc.mismatched_images, acc.images);
-    out << fmt::format("per-layer figures below are for one batch of {}; {} images took {:.1f} s\n\n",
-                             net.graph.info(net.graph.inputs[0])->shape[0], acc.images, acc.seconds);
-    report["accuracy"] = {{"images", acc.images}, {"accelerator", acc.accuracy}, {"integer_reference", acc.int_accuracy},
-                          {"float_reference", b.model ? nlohmann::json(acc.float_accuracy) : nlohmann::json(nullptr)},
-                          {"mismatched_images", acc.mismatched_images}, {"seconds", acc.seconds},
+    if (o.check_reference) {
+      out << fmt::format("accelerator outputs identical to the integer reference: {} ({} of {} images differ)\n",
+                         acc.mismatched_images == 0 ? "yes" : "NO", acc.mismatched_images, acc.images);
+    } else {
+      out << "accelerator outputs not checked against the integer reference (--no-check)\n";
+    }
+    const double rate = acc.seconds > 0 ? double(acc.images) / acc.seconds : 0.0;
+    out << fmt::format("per-layer figures below are for one batch of {}; {} images took {:.1f} s ({:.0f} images/s on {} boards)\n\n",
+                       net.graph.info(net.graph.inputs[0])->shape[0], acc.images, acc.seconds, rate, o.threads);
+    const nlohmann::json unchecked(nullptr);
+    report["accuracy"] = {{"images", acc.images}, {"accelerator", acc.accuracy},
+                          {"integer_reference", o.check_reference ? nlohmann::json(acc.int_accuracy) : unchecked},
+                          {"float_reference", b.model ? nlohmann::json(acc.float_accuracy) : unchecked},
+                          {"mismatched_images", o.check_reference ? nlohmann::json(acc.mismatched_images) : unchecked},
+                          {"seconds", acc.seconds}, {"images_per_second", rate}, {"boards", o.threads},
                           {"warning", flag}};
     if (acc.mismatched_images != 0) {
       throw Error(fmt::format("{} images' accelerator outputs differ from the integer reference", acc.mismatched_images));

@@ -35,6 +35,9 @@ struct AcceleratorRunRequest {
   int64_t limit = -1;
   bool timing_only = false, check_hazards = false, compare = false, quiet = false;
   bool rtl = false;  // also run every accelerator program on the generated RTL (Verilator)
+  // With images: skip the integer reference that checks every image's outputs bit for bit
+  // (throughput runs; the accelerator's accuracy is the same either way).
+  bool no_check = false;
   InstrumentOptions instruments;
   int boards = 0;  // 0: one per core
 };

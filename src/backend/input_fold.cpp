@@ -18,7 +18,9 @@ graph::Tensor fold_input(const graph::Tensor& x, const InputFold& f) {
   const int64_t KH = f.rows() ? f.kernel_h : 1, OH = f.rows() ? f.out_h : H;
   const int64_t CF = f.folded_channels(C), CK = C * KH * f.kernel_w;
   const std::vector<int64_t> v = x.to_int64();
-  std::vector<int64_t> out(size_t(N * CF * OH * f.out_w), 0);
+  // Written in place: the folded input of a 224x224 image is millions of values.
+  graph::Tensor folded(graph::DType::kInt32, {N, CF, OH, f.out_w});
+  int32_t* out = folded.data<int32_t>();
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t ky = 0; ky < KH; ++ky)
       for (int64_t kx = 0; kx < f.kernel_w; ++kx)
@@ -30,15 +32,15 @@ graph::Tensor fold_input(const graph::Tensor& x, const InputFold& f) {
             for (int64_t ow = 0; ow < f.out_w; ++ow) {
               const int64_t ix = ow * f.stride_w - f.pad_left + kx * f.dilation_w;
               if (ix < 0 || ix >= W) continue;
-              out[size_t(((n * CF + fc) * OH + oh) * f.out_w + ow)] = v[size_t(((n * C + c) * H + iy) * W + ix)];
+              out[size_t(((n * CF + fc) * OH + oh) * f.out_w + ow)] = int32_t(v[size_t(((n * C + c) * H + iy) * W + ix)]);
             }
           }
     for (size_t k = 0; k < f.constants.size(); ++k) {
-      int64_t* plane = &out[size_t((n * CF + CK + int64_t(k)) * OH * f.out_w)];
-      std::fill(plane, plane + OH * f.out_w, f.constants[k]);
+      int32_t* plane = out + size_t((n * CF + CK + int64_t(k)) * OH * f.out_w);
+      std::fill(plane, plane + OH * f.out_w, int32_t(f.constants[k]));
     }
   }
-  return graph::Tensor::from_int64(graph::DType::kInt32, {N, CF, OH, f.out_w}, out);
+  return folded;
 }
 
 std::optional<InputFold> choose_input_fold(const hw::HwConfig& c, const lower::ConvWorkload& w, const std::string& source) {

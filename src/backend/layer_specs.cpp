@@ -33,10 +33,6 @@ void check_activation(const graph::Graph& g, const std::string& v, const hw::HwC
   }
 }
 
-std::vector<int32_t> int32_values(const graph::Tensor& t) {
-  const std::vector<int64_t> v = t.to_int64();
-  return std::vector<int32_t>(v.begin(), v.end());
-}
 
 std::vector<int64_t> bias_of(const graph::Graph& g, const graph::Node& n, int64_t channels) {
   const std::string& b = n.input(2);
@@ -364,6 +360,15 @@ std::optional<lower::FusedAdd> fused_add_of(const lower::AddSpec& a, bool conv_i
   f.clip_min = a.clip_min;
   f.clip_max = a.clip_max;
   return f;
+}
+
+std::vector<int32_t> int32_values(const graph::Tensor& t) {
+  if (t.dtype() == graph::DType::kInt32) {
+    const int32_t* p = t.data<int32_t>();
+    return std::vector<int32_t>(p, p + t.size());
+  }
+  const std::vector<int64_t> v = t.to_int64();
+  return std::vector<int32_t>(v.begin(), v.end());
 }
 
 }  // namespace tauvta::backend

@@ -23,6 +23,9 @@ struct ConvLayer {
   uint64_t macs = 0;   // useful MACs
 };
 
+// An integer tensor's values as int32 (a copy without widening when it holds int32 already).
+std::vector<int32_t> int32_values(const graph::Tensor& t);
+
 // NCHW shape of an activation value (2-D values [N, K] as [N, K, 1, 1]).
 lower::ActShape act_shape(const graph::Graph& g, const std::string& value);
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "backend/layer_specs.h"
 #include "backend/rtl_driver.h"
 #include "common/elapsed.h"
 #include "common/error.h"
@@ -82,8 +83,13 @@ const graph::Tensor& NetworkRunner::ensure_host(const std::string& value) {
           lower::unpack_activation(net_.config, d.shape, d.block, program_->read_region(d.region));
       const graph::ValueInfo* vi = net_.graph.info(value);
       graph::Shape shape = vi ? vi->shape : graph::Shape{d.shape.n, d.shape.c, d.shape.h, d.shape.w};
-      std::vector<int64_t> wide(v.begin(), v.end());
-      return host_[value] = graph::Tensor::from_int64(graph::DType::kInt32, shape, wide);
+      graph::Tensor t(graph::DType::kInt32, shape);
+      if (size_t(t.size()) != v.size()) {
+        throw InternalError(fmt::format("value '{}': {} values in DRAM for shape {}", value, v.size(),
+                                        graph::shape_string(shape)));
+      }
+      std::copy(v.begin(), v.end(), t.data<int32_t>());
+      return host_[value] = std::move(t);
     }
   }
   throw InternalError(fmt::format("value '{}' is neither on the host nor in DRAM", value));
@@ -101,16 +107,12 @@ void NetworkRunner::ensure_dram(const std::string& value, int block) {
       throw Error(fmt::format("value '{}': the folded input is {} but its DRAM form holds {}x{}x{}x{}", src, graph::shape_string(fs),
                               d->shape.n, d->shape.c, d->shape.h, d->shape.w));
     }
-    const std::vector<int64_t> wide = t.to_int64();
-    const std::vector<int32_t> v(wide.begin(), wide.end());
-    program_->write_region(d->region, lower::pack_activation(net_.config, d->shape, d->block, v));
+    program_->write_region(d->region, lower::pack_activation(net_.config, d->shape, d->block, int32_values(t)));
     valid_.insert(d->region);
     return;
   }
-  const graph::Tensor& t = ensure_host(src);
-  const std::vector<int64_t> wide = t.to_int64();
-  const std::vector<int32_t> v(wide.begin(), wide.end());
-  program_->write_region(d->region, lower::pack_activation(net_.config, d->shape, d->block, v));
+  program_->write_region(d->region,
+                         lower::pack_activation(net_.config, d->shape, d->block, int32_values(ensure_host(src))));
   valid_.insert(d->region);
 }
 

@@ -37,7 +37,7 @@ struct RunArgs {
   std::string csv, images, labels, html;
   int64_t begin = 0;
   int64_t limit = -1;
-  bool timing_only = false, check_hazards = false, quiet = false, rtl = false;
+  bool timing_only = false, check_hazards = false, quiet = false, rtl = false, no_check = false;
   backend::InstrumentOptions instruments;
   int boards = 0;
 };
@@ -71,6 +71,7 @@ void run_run(const RunArgs& a) {
     r.timing_only = a.timing_only;
     r.check_hazards = a.check_hazards;
     r.rtl = a.rtl;
+    r.no_check = a.no_check;
     r.compare = a.compare;
     r.quiet = a.quiet;
     r.instruments = a.instruments;
@@ -97,9 +98,9 @@ void run_run(const RunArgs& a) {
   if (a.use_float && a.use_int) throw Error("run: pass at most one of --float and --int");
   if (a.model.model.empty()) throw Error("run: --float and --int need a model file");
   if (!a.csv.empty() || !a.html.empty() || !a.images.empty() || a.timing_only || a.check_hazards || !a.network.tuning_log.empty() ||
-      !a.instruments.specs.empty()) {
-    throw Error("run: --csv, --html, --images, --timing-only, --check-hazards and --tuning-log are for the accelerator "
-                "(drop --float/--int)");
+      !a.instruments.specs.empty() || a.no_check) {
+    throw Error("run: --csv, --html, --images, --no-check, --timing-only, --check-hazards and --tuning-log are for the "
+                "accelerator (drop --float/--int)");
   }
   if (a.compare && !a.use_int) throw Error("run: --compare-float compares the integer reference; add --int");
   check_can_write(a.report, a.model.force);
@@ -193,6 +194,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--limit", args->limit, "Accelerator: classify the first N images only (from --begin)");
   cmd->add_option("--begin", args->begin, "Accelerator: the first image --images classifies (default 0)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-check", args->no_check,
+                "Accelerator with --images: skip the integer reference's bit-exact check of every image (throughput runs)");
   cmd->add_flag("--timing-only", args->timing_only, "Accelerator: cycles from the timing model only, no data");
   cmd->add_flag("--rtl", args->rtl,
                 "Accelerator: also run every program on the generated accelerator in Verilator, "

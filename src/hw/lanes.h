@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <type_traits>
 
 namespace tauvta::hw {
 
@@ -16,6 +17,11 @@ inline int64_t sign_extend(uint64_t v, int bits) {
   const int sh = 64 - bits;
   return int64_t(v << sh) >> sh;
 }
+
+// The whole bytes of 1/2/4-bit lanes (whole_bytes * 8 / bits lanes) as int8 lanes, sign-extended
+// (lanes_unpack.cpp): AVX2 when `simd` and the CPU has it, else a table per byte value. Both give
+// the bytes of the shift-and-extend loop in unpack_lanes.
+void unpack_sub_byte(const uint8_t* src, int bits, int whole_bytes, int8_t* dst, bool simd = true);
 
 // Reads `count` lanes of `bits` each (1, 2, 4, 8, 16, 32 or 64) from packed bytes, sign-extended.
 template <typename T>
@@ -48,11 +54,15 @@ void unpack_lanes(const uint8_t* src, int bits, int count, T* dst) {
     default: {  // 1, 2 or 4 bits: several lanes per byte, lane k of a byte at bit k * bits
       const int per_byte = 8 / bits;
       const int whole = count / per_byte;
-      for (int byte = 0; byte < whole; ++byte) {
-        // Shifting lane k to the top of an int8 and back sign-extends it.
-        const uint8_t b = src[byte];
-        for (int k = 0; k < per_byte; ++k) {
-          dst[byte * per_byte + k] = T(int8_t(uint8_t(b << (8 - bits * (k + 1)))) >> (8 - bits));
+      if constexpr (std::is_same_v<T, int8_t>) {
+        unpack_sub_byte(src, bits, whole, dst);
+      } else {
+        for (int byte = 0; byte < whole; ++byte) {
+          // Shifting lane k to the top of an int8 and back sign-extends it.
+          const uint8_t b = src[byte];
+          for (int k = 0; k < per_byte; ++k) {
+            dst[byte * per_byte + k] = T(int8_t(uint8_t(b << (8 - bits * (k + 1)))) >> (8 - bits));
+          }
         }
       }
       for (int i = whole * per_byte; i < count; ++i) {

@@ -21,16 +21,31 @@ uint64_t act_bytes(const hw::HwConfig& c, const ActShape& s, int block) {
 
 namespace {
 
-// Lane index of (n, c, h, w) in the blocked layout.
+// The blocked layout walked one (n, channel) plane at a time: the plane's pixels are lanes
+// plane_lane(n, ch) + p * pixel_stride() for pixel p = y * w + x (row-major), so packing and
+// unpacking cost no index arithmetic per value.
 struct ActIndex {
   const hw::HwConfig& cfg;
   ActShape s;
   int block;
   int64_t cb() const { return ceil_div(s.c, block); }
-  uint64_t lane(int64_t n, int64_t ch, int64_t y, int64_t x) const {
+  uint64_t pixel_stride() const { return uint64_t(cfg.batch()) * uint64_t(block); }
+  uint64_t plane_lane(int64_t n, int64_t ch) const {
     const int64_t B = cfg.batch();
-    const int64_t elem = (((n / B) * cb() + ch / block) * s.h + y) * s.w + x;
-    return uint64_t(elem) * uint64_t(B * block) + uint64_t((n % B) * block + ch % block);
+    const int64_t elem = ((n / B) * cb() + ch / block) * s.h * s.w;
+    return uint64_t(elem) * pixel_stride() + uint64_t((n % B) * block + ch % block);
+  }
+  // f(lane, value index) over every value in NCHW order.
+  template <class F>
+  void for_each(F&& f) const {
+    const uint64_t pixels = uint64_t(s.h * s.w), stride = pixel_stride();
+    size_t i = 0;
+    for (int64_t n = 0; n < s.n; ++n) {
+      for (int64_t ch = 0; ch < s.c; ++ch) {
+        const uint64_t lane0 = plane_lane(n, ch);
+        for (uint64_t p = 0; p < pixels; ++p) f(lane0 + p * stride, i++);
+      }
+    }
   }
 };
 
@@ -44,11 +59,11 @@ std::vector<uint8_t> pack_activation(const hw::HwConfig& c, const ActShape& s, i
   std::vector<uint8_t> out(act_bytes(c, s, block), 0);
   const ActIndex ix{c, s, block};
   const int bits = c.inp_width();
-  size_t i = 0;
-  for (int64_t n = 0; n < s.n; ++n)
-    for (int64_t ch = 0; ch < s.c; ++ch)
-      for (int64_t y = 0; y < s.h; ++y)
-        for (int64_t x = 0; x < s.w; ++x) hw::pack_lane(out, bits, ix.lane(n, ch, y, x), v[i++]);
+  if (bits == 8) {
+    ix.for_each([&](uint64_t lane, size_t i) { out[lane] = uint8_t(v[i]); });
+  } else {
+    ix.for_each([&](uint64_t lane, size_t i) { hw::pack_lane(out, bits, lane, v[i]); });
+  }
   return out;
 }
 
@@ -60,11 +75,11 @@ std::vector<int32_t> unpack_activation(const hw::HwConfig& c, const ActShape& s,
   std::vector<int32_t> out(size_t(s.elems()));
   const ActIndex ix{c, s, block};
   const int bits = c.inp_width();
-  size_t i = 0;
-  for (int64_t n = 0; n < s.n; ++n)
-    for (int64_t ch = 0; ch < s.c; ++ch)
-      for (int64_t y = 0; y < s.h; ++y)
-        for (int64_t x = 0; x < s.w; ++x) out[i++] = int32_t(hw::unpack_lane(bytes, bits, ix.lane(n, ch, y, x)));
+  if (bits == 8) {
+    ix.for_each([&](uint64_t lane, size_t i) { out[i] = int8_t(bytes[lane]); });
+  } else {
+    ix.for_each([&](uint64_t lane, size_t i) { out[i] = int32_t(hw::unpack_lane(bytes, bits, lane)); });
+  }
   return out;
 }
 

@@ -6,8 +6,10 @@
 
 #include "common/error.h"
 #include "hw/lanes.h"
+#include "sim/alu_vector.h"
 #include "sim/avx2_gemm.h"
 #include "sim/vnni_gemm.h"
+#include "sim/wide_gemm.h"
 
 namespace tauvta::sim {
 namespace {
@@ -146,7 +148,10 @@ void run_gemm(OnChipMemory& m, const LoopNest& l, bool reset, bool simd, AccessO
   if (simd && obs == nullptr) {
     switch (m.simd_gemm()) {
       case SimdGemm::kVnni: run_gemm_vnni(m, l, reset); return;
-      case SimdGemm::kAvx2: run_gemm_avx2(m, l, reset); return;
+      case SimdGemm::kAvx2:
+        // On a CPU with AVX-512 VNNI, planned instructions take vpdpwssd over whole tiles.
+        if (!run_gemm_wide(m, l, reset)) run_gemm_avx2(m, l, reset);
+        return;
       case SimdGemm::kNone: break;
     }
   }
@@ -168,6 +173,8 @@ void run_gemm(OnChipMemory& m, const LoopNest& l, bool reset, bool simd, AccessO
 void run_alu(OnChipMemory& m, const LoopNest& l, hw::AluOp op, bool use_imm, int32_t imm,
              AccessObserver* obs) {
   if (l.n_uops == 0 || l.iter_out == 0 || l.iter_in == 0) return;
+  // Without an observer (which hears every element), a whole row of lanes at a time.
+  if (obs == nullptr && run_alu_vector(m, l, op, use_imm, imm)) return;
   if (m.acc_is_int32()) {
     if (m.out_is_int8()) {
       alu_loop(m, m.acc32.data(), m.out8.data(), l, op, use_imm, imm, obs);

@@ -67,6 +67,25 @@ TEST(RunCli, MainJobShowsAccuraciesTableAndReport) {
   fs::remove_all(dir);
 }
 
+// --no-check leaves out the integer reference: the accelerator's accuracy is the same, the report
+// says what was not checked and gives the throughput.
+TEST(RunCli, NoCheckSkipsTheIntegerReferenceButNotTheAccuracy) {
+  const fs::path dir = temp_dir("nocheck");
+  const auto checked = run_tauvta("run --limit 100 -q --report " + (dir / "a.json").string());
+  ASSERT_EQ(checked.code, 0) << checked.out;
+  const auto r = run_tauvta("run --limit 100 -q --no-check --report " + (dir / "b.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("not checked against the integer reference (--no-check)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("  integer reference"), std::string::npos) << r.out;
+  const nlohmann::json a = nlohmann::json::parse(std::ifstream(dir / "a.json"))["accuracy"];
+  const nlohmann::json b = nlohmann::json::parse(std::ifstream(dir / "b.json"))["accuracy"];
+  EXPECT_EQ(a["accelerator"], b["accelerator"]);
+  EXPECT_EQ(a["mismatched_images"], 0);
+  EXPECT_TRUE(b["integer_reference"].is_null() && b["mismatched_images"].is_null()) << b.dump();
+  EXPECT_GT(b["images_per_second"].get<double>(), 0.0);
+  fs::remove_all(dir);
+}
+
 TEST(RunCli, CompiledArtifactRunsWithoutTheOnnxFile) {
   const fs::path dir = temp_dir("artifact");
   const std::string artifact = (dir / "vgg7.tauvta").string();

@@ -6,7 +6,8 @@
 // whole-instruction plans regroup (gemm_blocking.h): a convolution's rows along a loop whose
 // weight factor is 0 (tens of rows, micro-ops sharing accumulator rows, the other loop moving the
 // accumulator or not) and reductions with micro-ops sharing weight elements. Skipped where the
-// CPU or the config's shape cannot run the kernel.
+// CPU or the config's shape cannot run the kernel. The vectorized tensor ALU (alu_vector.h) is
+// compared with the portable ALU loop the same way, over every opcode and operand kind.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -266,6 +267,61 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<SimdGemmDiff::ParamType>& p) {
       return fmt::format("{}_{}_seed{}", std::get<0>(p.param) == SimdGemm::kVnni ? "vnni" : "avx2",
                          kCases[std::get<1>(p.param)].name, std::get<2>(p.param));
+    });
+
+// Hears nothing; its presence makes run_alu take the portable per-element loop.
+class SilentObserver : public AccessObserver {
+ public:
+  void on_access(hw::MemId, uint32_t, uint32_t, bool) override {}
+};
+
+class AluVectorDiff : public ::testing::TestWithParam<std::tuple<size_t, uint64_t>> {};
+
+TEST_P(AluVectorDiff, MatchesPortableLoop) {
+  const auto [which, seed] = GetParam();
+  const hw::HwConfig c = kCases[which].make();
+  if (c.acc_width() > 32) GTEST_SKIP() << "64-bit accumulators run the portable loop";
+  OnChipMemory vec(c, SimdGemm::kNone), portable(c, SimdGemm::kNone);
+  Rng r{seed * 7919 + which};
+  fill(vec, portable, r, seed == 0 ? 60 : 15);
+  SilentObserver silent;
+  for (int n = 0; n < 64; ++n) {
+    LoopNest l;
+    l.iter_out = 1 + r.below(4);
+    l.iter_in = 1 + r.below(6);
+    l.dst_out = r.below(4), l.dst_in = r.below(3), l.src_out = r.below(4), l.src_in = r.below(3);
+    const uint32_t dst_span = (l.iter_out - 1) * l.dst_out + (l.iter_in - 1) * l.dst_in;
+    const uint32_t src_span = (l.iter_out - 1) * l.src_out + (l.iter_in - 1) * l.src_in;
+    std::vector<hw::Uop> uops;
+    // Rows from which both loops stay in the buffer, so a row can be its own operand.
+    const uint32_t room = c.acc_depth() - std::max(dst_span, src_span);
+    const uint32_t row = r.below(room);
+    for (uint32_t u = 0, k = 1 + r.below(4); u < k; ++u) {
+      // Often a row that is its own operand (the requantization's in-place sequence).
+      const uint32_t d = r.below(2) == 0 ? row : r.below(room);
+      uops.push_back({d, r.below(3) == 0 ? d : r.below(room), 0});
+    }
+    l.uops = uops.data();
+    l.n_uops = uint32_t(uops.size());
+    const auto op = hw::AluOp(r.below(hw::kNumAluOps));
+    const bool use_imm = r.below(2) == 0;
+    // Immediates at both ends of the 16-bit field and small shift amounts of either sign.
+    const int32_t picks[] = {-32768, 32767, -1, 0, 1, -17, 16, -16, 15, int32_t(r.below(64)) - 32};
+    const int32_t imm = picks[r.below(std::size(picks))];
+    run_alu(vec, l, op, use_imm, imm, nullptr);
+    run_alu(portable, l, op, use_imm, imm, &silent);
+    const std::string d = first_difference(vec, portable);
+    ASSERT_EQ(d, "") << kCases[which].name << " seed " << seed << " alu " << n << " (op "
+                     << int(op) << (use_imm ? " imm " + std::to_string(imm) : " src") << ", "
+                     << l.n_uops << " uops, " << l.iter_out << "x" << l.iter_in << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Configs, AluVectorDiff,
+    ::testing::Combine(::testing::Range<size_t>(0, std::size(kCases)), ::testing::Range<uint64_t>(0, 3)),
+    [](const ::testing::TestParamInfo<AluVectorDiff::ParamType>& p) {
+      return fmt::format("{}_seed{}", kCases[std::get<0>(p.param)].name, std::get<1>(p.param));
     });
 
 // A reduction-shaped GEMM long enough that the 64-bit kernel widens its int32 halves more than

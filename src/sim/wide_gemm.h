@@ -1,0 +1,25 @@
+// GEMMs with 16-bit lanes (or any lanes the AVX2 layouts hold) on AVX-512 VNNI's vpdpwssd, which
+// adds two int16 x int16 products into each int32 lane, over whole-instruction plans
+// (gemm_blocking.h): up to 8 vector rows keep their sums in registers over a tile's steps and
+// share each step's weight vectors.
+//
+// Exactness. Accumulators of at most 32 bits wrap, so int32 sums mod 2^32 are the answer. For
+// 64-bit accumulators the int32 sums are widened into int64 before they can overflow: a pair sum
+// is at most 2 * max|x| * max|w|, so that many pairs fit; 16-bit inputs against 16-bit weights
+// (pair sums up to 2^31, not even one fits) are split as x = 256 * hi + lo with hi the signed high
+// byte and lo the unsigned low byte, two products per pair whose sums fit for 128 pairs.
+#pragma once
+
+#include "sim/compute_kernels.h"
+#include "sim/onchip_memory.h"
+
+namespace tauvta::sim {
+
+// True when this CPU and the config's shape run the kernel on a memory keeping the AVX2 layouts.
+bool wide_gemm_supported(const OnChipMemory& m);
+
+// Runs one GEMM instruction (indices in range without wrapping, as the caller checked) when it
+// is planned; false, with nothing done, for reset instructions and shapes no plan covers.
+bool run_gemm_wide(OnChipMemory& m, const LoopNest& loop, bool reset);
+
+}  // namespace tauvta::sim
