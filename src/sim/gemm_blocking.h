@@ -24,6 +24,7 @@
 //     element, steps over both loops.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +42,17 @@ struct GemmBlocking {
   struct Tile {
     uint32_t row_begin, row_end, step_begin, step_end;
   };
+  // A kernel's vector row k of tile t is batch row k % BATCH of the tile's row k / BATCH; its
+  // accumulator and input lanes start at these batch-row indices (element * BATCH + b).
+  struct VectorRow {
+    size_t acc, inp;
+  };
+  VectorRow vector_row(const Tile& t, uint32_t k, int batch) const {
+    const Row& r = rows[t.row_begin + k / uint32_t(batch)];
+    const uint32_t b = k % uint32_t(batch);
+    return {size_t(r.dst) * size_t(batch) + b, size_t(r.src) * size_t(batch) + b};
+  }
+
   std::vector<Row> rows;
   std::vector<Step> steps;
   std::vector<Tile> tiles;

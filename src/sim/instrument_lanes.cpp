@@ -1,6 +1,7 @@
 #include "sim/instrument_lanes.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "common/target_clones.h"
@@ -92,6 +93,23 @@ TAUVTA_TARGET_CLONES("avx2", "default") Lane cast_lanes(
   }
   return any;
 }
+
+template <typename Acc, typename Out>
+TAUVTA_TARGET_CLONES("avx2", "default") bool any_overflow(const Acc* __restrict acc, const Out* __restrict outbuf,
+                                                           Acc* __restrict flags, size_t n, Acc out_mask) {
+  Acc any = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const Acc a = acc[k], o = Acc(outbuf[k]);
+    any |= (flags[k] & 2) | (Acc(((a ^ o) & out_mask) == 0) & Acc(a != o));  // kClipped, or narrowed
+  }
+  if (any == 0) std::memset(flags, 0, n * sizeof(Acc));  // else cast_lanes reads and clears them
+  return any != 0;
+}
+
+template bool any_overflow(const int32_t*, const int8_t*, int32_t*, size_t, int32_t);
+template bool any_overflow(const int32_t*, const int16_t*, int32_t*, size_t, int32_t);
+template bool any_overflow(const int64_t*, const int8_t*, int64_t*, size_t, int64_t);
+template bool any_overflow(const int64_t*, const int16_t*, int64_t*, size_t, int64_t);
 
 // Whether n lanes' accumulators and values before the cast all fit 32 bits.
 TAUVTA_TARGET_CLONES("avx2", "default") bool fit_32_bits(const int64_t* __restrict acc,

@@ -43,4 +43,10 @@ Lane cast_lanes(const Acc* acc, const Out* outbuf, Acc* flags, const Acc* pre_in
 // Whether n lanes' accumulators and values before the cast all fit 32 bits.
 bool fit_32_bits(const int64_t* acc, const int64_t* pre, size_t n);
 
+// Whether some of n lanes overflowed as cast_lanes decides it (a clip at the type's limit changed
+// it, or the narrowing did), reading the lanes and clearing their flags without cast_lanes' other
+// writes: the overflow instrument alone pays for those only when something overflowed.
+template <typename Acc, typename Out>
+bool any_overflow(const Acc* acc, const Out* outbuf, Acc* flags, size_t n, Acc out_mask);
+
 }  // namespace tauvta::sim

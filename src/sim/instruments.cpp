@@ -356,8 +356,14 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
   if (!what_.trace && map_.c % map_.block == 0 && e_first >= first && e_last < end &&
       (int64_t(e_last - first) / (plane_ * blocks) + 1) * map_.batch <= std::min<int64_t>(map_.n, valid_images_)) {
     const size_t rows_total = size_t(insn.y_size) * insn.x_size, total = rows_total * size_t(lanes);
-    rw.reserve(total);
     const size_t s0 = size_t(insn.sram_base) * size_t(lanes);
+    // The overflow instrument alone reads the lanes first and pays for the cast's writes only
+    // when something overflowed (the flags are cleared either way, as cast_lanes would).
+    if (!per_element_ && !any_overflow(acc + s0, outbuf + s0, st.flags.data() + s0, total, out_mask)) {
+      obs_.elements += uint64_t(total);
+      return;
+    }
+    rw.reserve(total);
     const Lane any = cast_lanes<Acc, Out, Lane>(acc + s0, outbuf + s0, st.flags.data() + s0, st.pre.data() + s0, rw.pre.data(),
                                                 rw.out.data(), rw.overflow.data(), int(total), out_mask);
     if (per_element_) {

@@ -184,11 +184,9 @@ TAUVTA_VNNI void blocked_rows(const S& s, OnChipMemory& m, const GemmBlocking& p
   const uint8_t* xp[NV];
   size_t at[NV];
   for (int v = 0; v < NV; ++v) {
-    const uint32_t k = v0 + uint32_t(v);
-    const GemmBlocking::Row& row = p.rows[t.row_begin + k / uint32_t(s.B)];
-    const uint32_t b = k % uint32_t(s.B);
-    xp[v] = m.inp_vnni.data() + (size_t(row.src) * s.B + b) * s.BI;
-    at[v] = (size_t(row.dst) * s.B + b) * s.BO + lane0;
+    const GemmBlocking::VectorRow r = p.vector_row(t, v0 + uint32_t(v), s.B);
+    xp[v] = m.inp_vnni.data() + r.inp * s.BI;
+    at[v] = r.acc * s.BO + lane0;
   }
   const int8_t* wv = m.wgt_vnni.data() + lane0 * 4;
   const int32_t* corr = m.wgt_corr.data() + lane0;

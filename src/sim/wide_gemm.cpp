@@ -85,11 +85,9 @@ TAUVTA_WIDE void wide_rows(const Shape& s, OnChipMemory& m, const int16_t* inp, 
   const int16_t* xp[NV];
   size_t at[NV];
   for (int v = 0; v < NV; ++v) {
-    const uint32_t k = v0 + uint32_t(v);
-    const GemmBlocking::Row& row = p.rows[t.row_begin + k / uint32_t(s.B)];
-    const uint32_t b = k % uint32_t(s.B);
-    xp[v] = inp + (size_t(row.src) * s.B + b) * s.BI;
-    at[v] = (size_t(row.dst) * s.B + b) * s.BO + lane0;
+    const GemmBlocking::VectorRow r = p.vector_row(t, v0 + uint32_t(v), s.B);
+    xp[v] = inp + r.inp * s.BI;
+    at[v] = r.acc * s.BO + lane0;
   }
   const int16_t* wv = m.wgt_pairs.data() + lane0 * 2;
   typename Vec::V hi[NV], lo[NV];
