@@ -9,19 +9,19 @@ namespace {
 
 // Sign-extends the low 32 - shift bits (shift 0: unchanged). Through uint32 so the left shift
 // is modular; the arithmetic right shift of a negative int32 is defined since C++20.
-inline int32_t wrap32(uint32_t v, int shift) { return int32_t(v << shift) >> shift; }
+inline int32_t alu_wrap32(uint32_t v, int shift) { return int32_t(v << shift) >> shift; }
 
 template <hw::AluOp Op>
-inline int32_t apply(int32_t a, int32_t b, int acc_shift, int shr_shift) {
+inline int32_t alu_apply(int32_t a, int32_t b, int acc_shift, int shr_shift) {
   if constexpr (Op == hw::AluOp::kMin) return std::min(a, b);
   if constexpr (Op == hw::AluOp::kMax) return std::max(a, b);
-  if constexpr (Op == hw::AluOp::kAdd) return wrap32(uint32_t(a) + uint32_t(b), acc_shift);
-  if constexpr (Op == hw::AluOp::kMul) return wrap32(uint32_t(a) * uint32_t(b), acc_shift);
+  if constexpr (Op == hw::AluOp::kAdd) return alu_wrap32(uint32_t(a) + uint32_t(b), acc_shift);
+  if constexpr (Op == hw::AluOp::kMul) return alu_wrap32(uint32_t(a) * uint32_t(b), acc_shift);
   if constexpr (Op == hw::AluOp::kShr) {
     // The shift amount is the low LOG_ACC_WIDTH bits of b, signed (at most 16 either way for a
     // 32-bit accumulator); negative shifts left and wrap.
-    const int32_t s = wrap32(uint32_t(b), shr_shift);
-    return s >= 0 ? a >> s : wrap32(uint32_t(a) << -s, acc_shift);
+    const int32_t s = alu_wrap32(uint32_t(b), shr_shift);
+    return s >= 0 ? a >> s : alu_wrap32(uint32_t(a) << -s, acc_shift);
   }
   return a;
 }
@@ -30,22 +30,22 @@ inline int32_t apply(int32_t a, int32_t b, int acc_shift, int shr_shift) {
 // disjoint, so the pointers are restrict in each of the two forms (the output buffer never
 // overlaps the accumulators).
 template <hw::AluOp Op, bool kImm, class OutT>
-__attribute__((always_inline)) inline void row(int32_t* __restrict dv, const int32_t* __restrict sv,
+__attribute__((always_inline)) inline void alu_row(int32_t* __restrict dv, const int32_t* __restrict sv,
                                                OutT* __restrict ov, int lanes, int32_t imm, int acc_shift,
                                                int shr_shift, int out_shift) {
   for (int k = 0; k < lanes; ++k) {
-    const int32_t r = apply<Op>(dv[k], kImm ? imm : sv[k], acc_shift, shr_shift);
+    const int32_t r = alu_apply<Op>(dv[k], kImm ? imm : sv[k], acc_shift, shr_shift);
     dv[k] = r;
-    ov[k] = OutT(wrap32(uint32_t(r), out_shift));
+    ov[k] = OutT(alu_wrap32(uint32_t(r), out_shift));
   }
 }
 template <hw::AluOp Op, class OutT>
-__attribute__((always_inline)) inline void row_self(int32_t* __restrict dv, OutT* __restrict ov, int lanes,
+__attribute__((always_inline)) inline void alu_row_self(int32_t* __restrict dv, OutT* __restrict ov, int lanes,
                                                     int acc_shift, int shr_shift, int out_shift) {
   for (int k = 0; k < lanes; ++k) {
-    const int32_t r = apply<Op>(dv[k], dv[k], acc_shift, shr_shift);
+    const int32_t r = alu_apply<Op>(dv[k], dv[k], acc_shift, shr_shift);
     dv[k] = r;
-    ov[k] = OutT(wrap32(uint32_t(r), out_shift));
+    ov[k] = OutT(alu_wrap32(uint32_t(r), out_shift));
   }
 }
 
@@ -62,16 +62,16 @@ __attribute__((always_inline)) inline void alu_rows(int32_t* acc, OutT* out, con
         int32_t* dv = acc + size_t(d) * lanes;
         OutT* ov = out + size_t(d) * lanes;
         if (!kImm && d == s) {
-          row_self<Op>(dv, ov, lanes, acc_shift, shr_shift, out_shift);
+          alu_row_self<Op>(dv, ov, lanes, acc_shift, shr_shift, out_shift);
         } else {
-          row<Op, kImm>(dv, acc + size_t(s) * lanes, ov, lanes, imm, acc_shift, shr_shift, out_shift);
+          alu_row<Op, kImm>(dv, acc + size_t(s) * lanes, ov, lanes, imm, acc_shift, shr_shift, out_shift);
         }
       }
     }
   }
 }
 
-struct Args {
+struct AluArgs {
   int32_t* acc;
   int lanes;
   int32_t imm;
@@ -79,27 +79,27 @@ struct Args {
 };
 
 template <hw::AluOp Op, bool kImm, class OutT>
-__attribute__((target("avx2"))) void alu_avx2(const Args& a, OutT* out, const LoopNest& l) {
+__attribute__((target("avx2"))) void alu_avx2(const AluArgs& a, OutT* out, const LoopNest& l) {
   alu_rows<Op, kImm>(a.acc, out, l, a.lanes, a.imm, a.acc_shift, a.shr_shift, a.out_shift);
 }
 
 template <hw::AluOp Op, bool kImm, class OutT>
-void alu_baseline(const Args& a, OutT* out, const LoopNest& l) {
+void alu_baseline(const AluArgs& a, OutT* out, const LoopNest& l) {
   alu_rows<Op, kImm>(a.acc, out, l, a.lanes, a.imm, a.acc_shift, a.shr_shift, a.out_shift);
 }
 
 template <hw::AluOp Op, bool kImm, class OutT>
-void alu_isa(const Args& a, OutT* out, const LoopNest& l) {
+void alu_isa(const AluArgs& a, OutT* out, const LoopNest& l) {
   cpu_has_avx2() ? alu_avx2<Op, kImm>(a, out, l) : alu_baseline<Op, kImm>(a, out, l);
 }
 
 template <hw::AluOp Op, class OutT>
-void alu_operand(const Args& a, OutT* out, const LoopNest& l, bool use_imm) {
+void alu_operand(const AluArgs& a, OutT* out, const LoopNest& l, bool use_imm) {
   use_imm ? alu_isa<Op, true>(a, out, l) : alu_isa<Op, false>(a, out, l);
 }
 
 template <class OutT>
-void alu_op(const Args& a, OutT* out, const LoopNest& l, hw::AluOp op, bool use_imm) {
+void alu_op(const AluArgs& a, OutT* out, const LoopNest& l, hw::AluOp op, bool use_imm) {
   switch (op) {
     case hw::AluOp::kMin: return alu_operand<hw::AluOp::kMin>(a, out, l, use_imm);
     case hw::AluOp::kMax: return alu_operand<hw::AluOp::kMax>(a, out, l, use_imm);
@@ -115,9 +115,9 @@ bool run_alu_vector(OnChipMemory& m, const LoopNest& l, hw::AluOp op, bool use_i
   if (!m.acc_is_int32()) return false;
   if (l.n_uops == 0 || l.iter_out == 0 || l.iter_in == 0) return true;
   const hw::HwConfig& c = m.config();
-  const Args a{m.acc32.data(), m.acc_lanes(),
+  const AluArgs a{m.acc32.data(), m.acc_lanes(),
                // The immediate, like every operand, as a value of the accumulator's width.
-               wrap32(uint32_t(imm), 32 - c.acc_width()), 32 - c.acc_width(), 32 - c.log_acc_width,
+               alu_wrap32(uint32_t(imm), 32 - c.acc_width()), 32 - c.acc_width(), 32 - c.log_acc_width,
                32 - c.out_width()};
   if (m.out_is_int8()) {
     alu_op(a, m.out8.data(), l, op, use_imm);

@@ -7,8 +7,9 @@
 // of each row's last sum. Wrapping addition is associative and commutative, so the final
 // accumulators are the initial ones plus every dot product of the loop nest in any order and any
 // grouping (sums kept mod 2^32 wrap to narrower accumulators the same way), and each touched
-// output row is the low bits of its final accumulator. Reset instructions (which zero the rows
-// they write) keep the hardware's order and are never planned.
+// output row is the low bits of its final accumulator. A reset instruction (acc' = acc + dot;
+// acc = 0; out = low bits of acc') is planned only when it writes every accumulator row once:
+// then each row's output is its old value plus its one dot product, whatever the order.
 //
 // A plan is a list of tiles; every tile is a set of rows (accumulator row, input row) and a list
 // of steps (input offset, weight element) such that each row gains the dot products of
@@ -24,9 +25,12 @@
 //     element, steps over both loops.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "hw/insn.h"
 
 namespace tauvta::sim {
 
@@ -60,9 +64,29 @@ struct GemmBlocking {
 };
 
 // Plans `loop` (whose indices are all in range without wrapping, as the fast kernels require)
-// into `plan`, reusing its storage. Returns false for shapes it does not recognise, and for
-// instructions whose plan would exceed a fixed size (a few MiB): the per-micro-op kernels run
-// those.
-bool plan_gemm_blocking(const LoopNest& loop, GemmBlocking& plan);
+// into `plan`, reusing its storage. Returns false for shapes it does not recognise, for a reset
+// instruction that writes some row twice, and for instructions whose plan would exceed a fixed
+// size (a few MiB): the per-micro-op kernels run those.
+bool plan_gemm_blocking(const LoopNest& loop, bool reset, GemmBlocking& plan);
+
+// The plans of the last few distinct instructions. A program runs the same GEMM instructions
+// over and over (a layer's, once per tile and virtual thread), so each is recognised by its loop
+// nest and micro-op contents and planned once.
+class GemmPlanCache {
+ public:
+  // The plan of `loop`, or nullptr when plan_gemm_blocking gives none.
+  const GemmBlocking* plan(const LoopNest& loop, bool reset);
+
+ private:
+  struct Entry {
+    std::array<uint32_t, 10> key{};  // reset, loop extents and factors, micro-op count
+    std::vector<hw::Uop> uops;
+    GemmBlocking plan;
+    bool planned = false, valid = false;
+    uint64_t used = 0;
+  };
+  std::array<Entry, 4> entries_;
+  uint64_t clock_ = 0;
+};
 
 }  // namespace tauvta::sim

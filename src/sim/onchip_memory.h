@@ -78,8 +78,8 @@ class OnChipMemory {
   // Output buffer: int8 or int16 lanes holding the low OUT bits, sign-extended.
   std::vector<int8_t> out8;
   std::vector<int16_t> out16;
-  // Workspace of the SIMD kernels' whole-instruction plans (reused: no allocation per GEMM).
-  GemmBlocking gemm_plan;
+  // The SIMD kernels' whole-instruction plans of recent GEMM instructions.
+  GemmPlanCache gemm_plans;
 
   // Packed DRAM bytes <-> internal form, `count` consecutive elements starting at `index`
   // (callers check the range).

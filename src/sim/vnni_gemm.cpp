@@ -180,7 +180,7 @@ TAUVTA_VNNI void gemm_reduce(OnChipMemory& m, const LoopNest& l) {
 // order, so rows that share an accumulator add up), minus the steps' bias corrections.
 template <class Vec, int NV, class S>
 TAUVTA_VNNI void blocked_rows(const S& s, OnChipMemory& m, const GemmBlocking& p,
-                              const GemmBlocking::Tile& t, uint32_t v0, size_t lane0) {
+                              const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   const uint8_t* xp[NV];
   size_t at[NV];
   for (int v = 0; v < NV; ++v) {
@@ -211,7 +211,7 @@ TAUVTA_VNNI void blocked_rows(const S& s, OnChipMemory& m, const GemmBlocking& p
   int8_t* out = m.out8.data();
   for (int v = 0; v < NV; ++v) {
     int32_t* ap = acc + at[v];
-    finish<Vec>(s, Vec::sub(Vec::add(Vec::load(ap), sum[v]), cs), ap, out + at[v], false);
+    finish<Vec>(s, Vec::sub(Vec::add(Vec::load(ap), sum[v]), cs), ap, out + at[v], reset);
   }
 }
 
@@ -221,13 +221,13 @@ constexpr int kMaxBlock = 16;
 
 template <class Vec, class S, size_t... N>
 constexpr auto block_table(std::index_sequence<N...>) {
-  using Fn = void (*)(const S&, OnChipMemory&, const GemmBlocking&, const GemmBlocking::Tile&, uint32_t, size_t);
+  using Fn = void (*)(const S&, OnChipMemory&, const GemmBlocking&, const GemmBlocking::Tile&, uint32_t, size_t, bool);
   return std::array<Fn, sizeof...(N)>{&blocked_rows<Vec, int(N) + 1, S>...};
 }
 
 // Runs a plan: every tile's vector rows in blocks of kMaxBlock and one block of the rest.
 template <class Vec, int kGroups, int kBatch>
-TAUVTA_VNNI void gemm_blocked(OnChipMemory& m, const GemmBlocking& p) {
+TAUVTA_VNNI void gemm_blocked(OnChipMemory& m, const GemmBlocking& p, bool reset) {
   using S = VnniShape<Vec, kGroups, kBatch>;
   static constexpr auto kBlocks = block_table<Vec, S>(std::make_index_sequence<kMaxBlock>());
   const S s(m.config());
@@ -236,16 +236,16 @@ TAUVTA_VNNI void gemm_blocked(OnChipMemory& m, const GemmBlocking& p) {
     for (int cb = 0; cb < s.oc_blocks; ++cb) {
       const size_t lane0 = size_t(cb) * Vec::kLanes;
       uint32_t v = 0;
-      for (; v + kMaxBlock <= n; v += kMaxBlock) blocked_rows<Vec, kMaxBlock>(s, m, p, t, v, lane0);
-      if (v < n) kBlocks[n - v - 1](s, m, p, t, v, lane0);
+      for (; v + kMaxBlock <= n; v += kMaxBlock) blocked_rows<Vec, kMaxBlock>(s, m, p, t, v, lane0, reset);
+      if (v < n) kBlocks[n - v - 1](s, m, p, t, v, lane0, reset);
     }
   }
 }
 
 template <class Vec, int kGroups, int kBatch>
 void run(OnChipMemory& m, const LoopNest& l, bool reset) {
-  if (!reset && plan_gemm_blocking(l, m.gemm_plan)) {
-    gemm_blocked<Vec, kGroups, kBatch>(m, m.gemm_plan);
+  if (const GemmBlocking* plan = m.gemm_plans.plan(l, reset)) {
+    gemm_blocked<Vec, kGroups, kBatch>(m, *plan, reset);
   } else if (!reset && l.dst_out == 0 && l.dst_in == 0) {
     gemm_reduce<Vec, kGroups, kBatch>(m, l);
   } else {

@@ -21,7 +21,7 @@ namespace {
 
 // One int16 pair of inputs in every int32 lane; weights are [ic/2][oc][2] int16 (wgt_pairs), so
 // one vector is kLanes output channels of one pair of input channels.
-struct Zmm {
+struct WideZmm {
   using V = __m512i;
   static constexpr int kLanes = 16;
   TAUVTA_WIDE static V load(const void* p) { return _mm512_loadu_si512(p); }
@@ -33,7 +33,7 @@ struct Zmm {
   TAUVTA_WIDE static void store(int32_t* p, V v) { _mm512_storeu_si512(p, v); }
 };
 
-struct Ymm {  // BLOCK_OUT a multiple of 8 but not of 16
+struct WideYmm {  // BLOCK_OUT a multiple of 8 but not of 16
   using V = __m256i;
   static constexpr int kLanes = 8;
   TAUVTA_WIDE static V load(const void* p) { return _mm256_loadu_si256(static_cast<const V*>(p)); }
@@ -45,18 +45,18 @@ struct Ymm {  // BLOCK_OUT a multiple of 8 but not of 16
   TAUVTA_WIDE static void store(int32_t* p, V v) { _mm256_storeu_si256(reinterpret_cast<V*>(p), v); }
 };
 
-constexpr int64_t kInt32Max = (int64_t(1) << 31) - 1;
+constexpr int64_t kWideInt32Max = (int64_t(1) << 31) - 1;
 
-struct Shape {
-  explicit Shape(const OnChipMemory& m)
+struct WideShape {
+  explicit WideShape(const OnChipMemory& m)
       : B(m.config().batch()), BI(m.config().block_in()), BO(m.config().block_out()), pairs(BI / 2),
         acc_bits(m.config().acc_width()), out_bits(m.config().out_width()), acc64(!m.acc_is_int32()),
         wgt_elem(size_t(BO) * BI), x_step(size_t(B) * BI) {
     const int64_t max_x = int64_t(1) << (m.config().inp_width() - 1);
     const int64_t max_w = int64_t(1) << (m.config().wgt_width() - 1);
-    split = acc64 && 2 * max_x * max_w > kInt32Max;
+    split = acc64 && 2 * max_x * max_w > kWideInt32Max;
     // Pairs whose int32 sums cannot overflow (split: the low byte's, the larger of the two).
-    const int64_t safe = !acc64 ? 0 : split ? kInt32Max / (2 * 255 * max_w) : kInt32Max / (2 * max_x * max_w);
+    const int64_t safe = !acc64 ? 0 : split ? kWideInt32Max / (2 * 255 * max_w) : kWideInt32Max / (2 * max_x * max_w);
     flush_steps = acc64 ? int(safe / pairs) : 0;
   }
   int B, BI, BO, pairs, acc_bits, out_bits;
@@ -79,8 +79,8 @@ TAUVTA_WIDE inline void widen(typename Vec::V* hi, typename Vec::V* lo, int64_t 
 
 // One block of a planned tile: NV vector rows (row, batch pairs) over all the tile's steps.
 template <class Vec, int NV, bool kSplit, class OutT>
-TAUVTA_WIDE void wide_rows(const Shape& s, OnChipMemory& m, const int16_t* inp, OutT* out,
-                           const GemmBlocking& p, const GemmBlocking::Tile& t, uint32_t v0, size_t lane0) {
+TAUVTA_WIDE void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* inp, OutT* out, const GemmBlocking& p,
+                           const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   constexpr int L = Vec::kLanes;
   const int16_t* xp[NV];
   size_t at[NV];
@@ -120,7 +120,7 @@ TAUVTA_WIDE void wide_rows(const Shape& s, OnChipMemory& m, const int16_t* inp, 
     }
   }
   // The rows join their accumulators in order (rows sharing one add up), and each written row's
-  // output is the low OUT bits of its new value.
+  // output is the low OUT bits of its new value (a reset zeroes the accumulator after that).
   const int out_shift = 64 - s.out_bits;
   if (s.acc64) {
     widen<Vec, NV, kSplit>(hi, lo, wide);
@@ -129,7 +129,7 @@ TAUVTA_WIDE void wide_rows(const Shape& s, OnChipMemory& m, const int16_t* inp, 
       OutT* op = out + at[v];
       for (int k = 0; k < L; ++k) {
         const uint64_t r = uint64_t(ap[k]) + uint64_t(wide[v][k]);  // 64-bit accumulators wrap here
-        ap[k] = int64_t(r);
+        ap[k] = reset ? 0 : int64_t(r);
         op[k] = OutT(int64_t(r << out_shift) >> out_shift);
       }
     }
@@ -141,46 +141,45 @@ TAUVTA_WIDE void wide_rows(const Shape& s, OnChipMemory& m, const int16_t* inp, 
       OutT* op = out + at[v];
       for (int k = 0; k < L; ++k) {
         const int32_t r = int32_t((uint32_t(ap[k]) + uint32_t(h[k])) << acc_shift) >> acc_shift;
-        ap[k] = r;
+        ap[k] = reset ? 0 : r;
         op[k] = OutT(int64_t(uint64_t(int64_t(r)) << out_shift) >> out_shift);
       }
     }
   }
 }
 
-constexpr int kMaxBlock = 8;  // 8 rows x (hi, lo) sums, a weight vector and the input's forms
+constexpr int kMaxWideBlock = 8;  // 8 rows x (hi, lo) sums, a weight vector and the input's forms
 
 template <class Vec, bool kSplit, class OutT, size_t... N>
 constexpr auto wide_table(std::index_sequence<N...>) {
-  using Fn = void (*)(const Shape&, OnChipMemory&, const int16_t*, OutT*, const GemmBlocking&,
-                      const GemmBlocking::Tile&, uint32_t, size_t);
+  using Fn = void (*)(const WideShape&, OnChipMemory&, const int16_t*, OutT*, const GemmBlocking&,
+                      const GemmBlocking::Tile&, uint32_t, size_t, bool);
   return std::array<Fn, sizeof...(N)>{&wide_rows<Vec, int(N) + 1, kSplit, OutT>...};
 }
 
 template <class Vec, bool kSplit, class OutT>
-void run_plan(OnChipMemory& m, const Shape& s, OutT* out) {
-  static constexpr auto kBlocks = wide_table<Vec, kSplit, OutT>(std::make_index_sequence<kMaxBlock>());
+void run_wide_plan(OnChipMemory& m, const GemmBlocking& p, bool reset, const WideShape& s, OutT* out) {
+  static constexpr auto kBlocks = wide_table<Vec, kSplit, OutT>(std::make_index_sequence<kMaxWideBlock>());
   const int16_t* inp = m.inp_is_int8() ? m.inp_wide.data() : m.inp16.data();
-  const GemmBlocking& p = m.gemm_plan;
   for (const GemmBlocking::Tile& t : p.tiles) {
     const uint32_t n = (t.row_end - t.row_begin) * uint32_t(s.B);
     for (int cb = 0; cb < s.BO / Vec::kLanes; ++cb) {
       const size_t lane0 = size_t(cb) * Vec::kLanes;
       uint32_t v = 0;
-      for (; v + kMaxBlock <= n; v += kMaxBlock) kBlocks[kMaxBlock - 1](s, m, inp, out, p, t, v, lane0);
-      if (v < n) kBlocks[n - v - 1](s, m, inp, out, p, t, v, lane0);
+      for (; v + kMaxWideBlock <= n; v += kMaxWideBlock) kBlocks[kMaxWideBlock - 1](s, m, inp, out, p, t, v, lane0, reset);
+      if (v < n) kBlocks[n - v - 1](s, m, inp, out, p, t, v, lane0, reset);
     }
   }
 }
 
 template <class Vec, class OutT>
-void run_vec(OnChipMemory& m, const Shape& s, OutT* out) {
-  s.split ? run_plan<Vec, true>(m, s, out) : run_plan<Vec, false>(m, s, out);
+void run_wide_vec(OnChipMemory& m, const GemmBlocking& p, bool reset, const WideShape& s, OutT* out) {
+  s.split ? run_wide_plan<Vec, true>(m, p, reset, s, out) : run_wide_plan<Vec, false>(m, p, reset, s, out);
 }
 
 template <class OutT>
-void run_out(OnChipMemory& m, const Shape& s, OutT* out) {
-  s.BO % 16 == 0 ? run_vec<Zmm>(m, s, out) : run_vec<Ymm>(m, s, out);
+void run_wide_out(OnChipMemory& m, const GemmBlocking& p, bool reset, const WideShape& s, OutT* out) {
+  s.BO % 16 == 0 ? run_wide_vec<WideZmm>(m, p, reset, s, out) : run_wide_vec<WideYmm>(m, p, reset, s, out);
 }
 
 }  // namespace
@@ -188,17 +187,19 @@ void run_out(OnChipMemory& m, const Shape& s, OutT* out) {
 bool wide_gemm_supported(const OnChipMemory& m) {
   const hw::HwConfig& c = m.config();
   if (!cpu_has_vnni() || !m.has_pair_weights() || c.block_out() % 8 != 0 || c.block_in() % 2 != 0) return false;
-  const Shape s(m);
+  const WideShape s(m);
   return !s.acc64 || s.flush_steps >= 1;
 }
 
 bool run_gemm_wide(OnChipMemory& m, const LoopNest& l, bool reset) {
-  if (reset || !wide_gemm_supported(m) || !plan_gemm_blocking(l, m.gemm_plan)) return false;
-  const Shape s(m);
+  if (!wide_gemm_supported(m)) return false;
+  const GemmBlocking* p = m.gemm_plans.plan(l, reset);
+  if (p == nullptr) return false;
+  const WideShape s(m);
   if (m.out_is_int8()) {
-    run_out(m, s, m.out8.data());
+    run_wide_out(m, *p, reset, s, m.out8.data());
   } else {
-    run_out(m, s, m.out16.data());
+    run_wide_out(m, *p, reset, s, m.out16.data());
   }
   return true;
 }

@@ -19,7 +19,7 @@ namespace tauvta::sim {
 bool wide_gemm_supported(const OnChipMemory& m);
 
 // Runs one GEMM instruction (indices in range without wrapping, as the caller checked) when it
-// is planned; false, with nothing done, for reset instructions and shapes no plan covers.
+// is planned; false, with nothing done, when plan_gemm_blocking gives no plan.
 bool run_gemm_wide(OnChipMemory& m, const LoopNest& loop, bool reset);
 
 }  // namespace tauvta::sim

@@ -211,8 +211,12 @@ RandomGemm planned_gemm(const hw::HwConfig& c, Rng& r) {
                       r.below(c.inp_depth() - src_span),
                       reduction && share ? wgts[r.below(shared)] : r.below(c.wgt_depth() - wgt_span)});
   }
+  // Resets: planned when every accumulator row is written once (one micro-op, rows along a loop,
+  // the other loop moving the accumulator), micro-op by micro-op otherwise.
+  g.reset = r.below(4) == 0;
+  if (g.reset && r.below(2) == 0) g.uops.resize(1);
   l.uops = g.uops.data();
-  l.n_uops = n;
+  l.n_uops = uint32_t(g.uops.size());
   return g;
 }
 
@@ -323,6 +327,30 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<AluVectorDiff::ParamType>& p) {
       return fmt::format("{}_seed{}", kCases[std::get<0>(p.param)].name, std::get<1>(p.param));
     });
+
+// Plans are cached by the instruction's loop nest and micro-op contents: the same micro-op array
+// rewritten in place (as a program reloads its micro-op buffer) must be planned again.
+TEST(SimdGemm, PlansFollowTheMicroOpsNotWhereTheyAre) {
+  const hw::HwConfig c;
+  if (!simd_gemm_supported(SimdGemm::kVnni, c)) GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+  OnChipMemory simd(c, SimdGemm::kVnni), portable(c, SimdGemm::kNone);
+  Rng r{11};
+  fill(simd, portable, r, 20);
+  std::vector<hw::Uop> uops = {{0, 0, 0}, {0, 1, 1}};
+  LoopNest l;
+  l.uops = uops.data();
+  l.n_uops = 2;
+  l.iter_out = 2;
+  l.iter_in = 12;
+  l.dst_in = 1, l.src_in = 1, l.src_out = 16, l.wgt_out = 2;  // rows along the inner loop
+  for (int round = 0; round < 3; ++round) {
+    run_gemm(simd, l, false, true, nullptr);
+    run_gemm(portable, l, false, false, nullptr);
+    ASSERT_EQ(first_difference(simd, portable), "") << "round " << round;
+    uops[1].dst = 40 + uint32_t(round);  // same loop nest and address, other rows
+    uops[0].wgt = 5 + uint32_t(round);
+  }
+}
 
 // A reduction-shaped GEMM long enough that the 64-bit kernel widens its int32 halves more than
 // once (over 2^15 pair sums per accumulator), every pair at 2^31: the sums reach 2^31 * 2^16.
