@@ -19,9 +19,9 @@
 #include "backend/compile_network.h"
 #include "backend/network_accuracy.h"
 #include "common/atomic_file.h"
+#include "common/cpu_features.h"
 #include "io/tensor_files.h"
 #include "model/pipeline.h"
-#include "sim/compute_kernels.h"
 
 #include "bench_stats.h"
 
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   const graph::Tensor imgs = io::read_idx(images), labs = io::read_idx(labels);
   std::cout << fmt::format("VGG-7 on {} Fashion-MNIST test images, batch 50, {} board(s); GEMM kernel: {}\n", limit, boards,
-                           sim::cpu_has_vnni() ? "AVX-512 VNNI" : sim::cpu_has_avx2() ? "AVX2" : "portable");
+                           cpu_has_vnni() ? "AVX-512 VNNI" : cpu_has_avx2() ? "AVX2" : "portable");
   std::cout << fmt::format("{:<28} {:>9} {:>8} {:>9} {:>11} {:>9} {:>11} {:>9} {:>10}\n", "config", "accuracy", "off s",
                            "images/s", "ovf wall", "ovf cpu", "all4 wall", "all4 cpu", "1 board s");
   nlohmann::json out = nlohmann::json::array();

@@ -76,12 +76,15 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
     try {
       hw::HwConfig c = fixed ? *fixed : hw::HwConfig::from_name(r.model);
       if (!fixed) {
+        // --timing replaces the presets' values; a bitstream's own values go on top, since the
+        // record ran that hardware (a calibration fit of the board-level parameters must not
+        // move what a bitstream documents as different). --no-bitstreams leaves --timing alone.
+        c = with_timing(c);
         row.bitstream = a.bitstreams ? hw::bitstream_of(r.model, r.timestamp) : nullptr;
         if (row.bitstream != nullptr) {
           c = c.with_timing(hw::bitstream_timing(*row.bitstream),
                             fmt::format("bitstream {}", row.bitstream->name));
         }
-        c = with_timing(c);
       }
       configs.emplace(c.target + "_" + c.name() + (row.bitstream ? fmt::format(" ({})", row.bitstream->name) : ""), c);
       row.config_name = c.name();

@@ -210,7 +210,8 @@ void add_op_command(CLI::App& app) {
   cmd->add_option("--csv", a->csv, "With --log: write the rows as CSV");
   cmd->add_option("--html", a->html, "With --log: a self-contained HTML report (predicted vs recorded time per record)");
   cmd->add_option("--config", a->config, "Hardware config JSON or VTA config name (default: a record's own, else pynq)");
-  cmd->add_option("--timing", a->timing, "TIMING keys to replace in the config (inline JSON object or a JSON file), e.g. '{\"DRAM_LATENCY_CYCLES\": 60}'");
+  cmd->add_option("--timing", a->timing, "TIMING keys to replace in the config (inline JSON object or a JSON file), e.g. '{\"DRAM_LATENCY_CYCLES\": 60}'; "
+                 "with --log, a record's bitstream keeps the values it documents (--no-bitstreams: none)");
   cmd->add_option("--seed", a->seed, "Random operands' seed (default 1)");
   cmd->add_flag("--no-bitstreams", a->no_bitstreams,
                 "With --log: time every record with its config's HLS design, not the bitstream it was "

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/cpu_features.h"
 #include "report/html_page.h"
-#include "sim/compute_kernels.h"
 
 #ifndef TAUVTA_BUILD_TYPE
 #define TAUVTA_BUILD_TYPE "unknown"
@@ -61,7 +61,7 @@ bool cpu_has_amx() {
 }  // namespace
 
 std::string version_text() {
-  const bool vnni = sim::cpu_has_vnni(), avx2 = sim::cpu_has_avx2();
+  const bool vnni = cpu_has_vnni(), avx2 = cpu_has_avx2();
   const char* gemm = vnni ? "AVX-512 VNNI" : avx2 ? "AVX2" : "portable C++";
   return fmt::format(
       "tauvta {}\n"

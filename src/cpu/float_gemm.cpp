@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/cpu_features.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define TAUVTA_X86 1
@@ -231,9 +233,8 @@ const char* gemm_isa_name(GemmIsa isa) {
 std::vector<GemmIsa> available_gemm_isas() {
   std::vector<GemmIsa> out{GemmIsa::kPortable};
 #ifdef TAUVTA_X86
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(GemmIsa::kAvx2);
-  if (__builtin_cpu_supports("avx512f")) out.push_back(GemmIsa::kAvx512);
+  if (cpu_has_avx2_fma()) out.push_back(GemmIsa::kAvx2);
+  if (cpu_has_avx512f()) out.push_back(GemmIsa::kAvx512);
 #endif
   return out;
 }

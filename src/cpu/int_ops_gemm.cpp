@@ -4,6 +4,7 @@
 
 #include <immintrin.h>
 
+#include "common/cpu_features.h"
 #include "common/error.h"
 
 namespace tauvta::cpu {
@@ -93,11 +94,6 @@ TAUVTA_AVX512 void gemm_avx512(const RowPanel& a, const PairPanel& b, uint32_t* 
       }
     }
   }
-}
-
-bool cpu_has_avx512bw() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-  return has;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include "common/cpu_features.h"
+
 namespace tauvta::hw {
 namespace {
 
@@ -100,18 +102,10 @@ TAUVTA_AVX2 int unpack_avx2(const uint8_t* src, int bits, int whole, int8_t* dst
   return byte;
 }
 
-bool unpack_has_avx2() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
-  }();
-  return has;
-}
-
 }  // namespace
 
 void unpack_sub_byte(const uint8_t* src, int bits, int whole_bytes, int8_t* dst, bool simd) {
-  const int done = simd && unpack_has_avx2() ? unpack_avx2(src, bits, whole_bytes, dst) : 0;
+  const int done = simd && cpu_has_avx2() ? unpack_avx2(src, bits, whole_bytes, dst) : 0;
   const uint8_t* s = src + done;
   int8_t* d = dst + size_t(done) * (8 / bits);
   switch (bits) {

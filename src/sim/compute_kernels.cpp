@@ -125,23 +125,6 @@ void gemm_dispatch_acc(OnChipMemory& m, const InT* inp, const WT* wgt, const Loo
 
 }  // namespace
 
-bool cpu_has_vnni() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-  }();
-  return has;
-}
-
-bool cpu_has_avx2() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
-  }();
-  return has;
-}
-
 void run_gemm(OnChipMemory& m, const LoopNest& l, bool reset, bool simd, AccessObserver* obs) {
   if (l.n_uops == 0 || l.iter_out == 0 || l.iter_in == 0) return;
   // The memory keeps the layouts of the best kernel this CPU runs for its config (VNNI, else AVX2).

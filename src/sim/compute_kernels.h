@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "common/cpu_features.h"
 #include "hw/insn.h"
 #include "sim/onchip_memory.h"
 
@@ -40,10 +41,7 @@ struct LoopNest {
   }
 };
 
-// True when this CPU runs the AVX-512 VNNI kernels.
-bool cpu_has_vnni();
-// True when this CPU runs the AVX2 kernels.
-bool cpu_has_avx2();
+// Which SIMD kernels this CPU runs: cpu_has_vnni(), cpu_has_avx2() (common/cpu_features.h).
 
 // GEMM: acc' = wrap(acc + dot); acc = reset ? 0 : acc'; out = low OUT bits of acc'.
 // `simd` allows the SIMD kernel `m` keeps layouts for (m.simd_gemm(): VNNI, else AVX2); results

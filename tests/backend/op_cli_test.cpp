@@ -132,26 +132,27 @@ TEST(OpCli, LogModeComparesWithTheBoardAndTakesTimingOverrides) {
 }
 
 // The calibrated Pynq model against the 31 board records it was fitted to (docs/timing_model.md):
-// the median error the issue asks for, the July 2019 sessions (the records the model's physics
-// explains, all but record 30) each within 12%, and the August 2019 session timed with the
-// bitstream it ran (hw/bitstreams.cpp).
+// the median error the issue asks for, every record of the July 2019 sessions within 12%, the
+// 4x8 bitstream's records within 25% (record 30 was +59% at the 1x16-fitted port rate), and the
+// August 2019 1x16 session and the 4x8 session timed with the bitstreams they ran
+// (hw/bitstreams.cpp).
 TEST(OpCli, CalibratedModelMatchesTheBoardRecords) {
   const std::string log = std::string(TAUVTA_SOURCE_DIR) + "/tests/data/calibration/tophub_vta_v0.10_calibration.jsonl";
   const std::filesystem::path dir = temp_dir("op_log_calibration");
   const auto r = run_tauvta("op --log " + log + " --timing-only --report " + (dir / "c.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
   const nlohmann::json j = nlohmann::json::parse(std::ifstream(dir / "c.json"));
-  EXPECT_LE(j["board_comparison"]["median_abs_error"].get<double>(), 0.12) << r.out;
+  EXPECT_LE(j["board_comparison"]["median_abs_error"].get<double>(), 0.08) << r.out;
   // The error by kind of record: the 1x16 and 4x8 bitstreams' 3x3 and 1x1 layers apart, counts
-  // adding up to the records compared, the 4x8 1x1 kind holding record 30's +59%.
+  // adding up to the records compared, the 4x8 kinds each within 25%.
   const auto& kinds = j["board_comparison"]["by_kind"];
   ASSERT_EQ(kinds.size(), 4u) << kinds.dump(1);
   int counted = 0;
   for (const auto& k : kinds) {
     counted += k["records"].get<int>();
     const std::string name = k["kind"];
-    if (name.find("k1x1 on 4x8") != std::string::npos) {
-      EXPECT_GT(k["max_abs_error"].get<double>(), 0.5) << name;
+    if (name.find("on 4x8") != std::string::npos) {
+      EXPECT_LE(k["max_abs_error"].get<double>(), 0.25) << name;
     }
   }
   EXPECT_EQ(counted, j["board_comparison"]["records"].get<int>());
@@ -159,12 +160,15 @@ TEST(OpCli, CalibratedModelMatchesTheBoardRecords) {
   for (const auto& rec : j["records"]) {
     const int line = rec["line"];
     const bool july = line <= 10 || line >= 22;
-    if (july && line != 30) {
+    if (july) {
       EXPECT_LT(std::abs(rec["error"].get<double>()), 0.12) << "line " << line << "\n" << r.out;
     }
-    // The August 2019 records (lines 11-21) ran the bitstream with the slow tensor ALU.
-    EXPECT_EQ(rec["bitstream"].get<std::string>(), july ? "HLS design" : "pynq-1x16-2019-08-slow-alu")
-        << "line " << line;
+    // The August 2019 records (lines 11-21) ran the bitstream with the slow tensor ALU, the 4x8
+    // ones (lines 22-31) the bitstream whose data port is as wide as the ACP.
+    const char* bitstream = line <= 10   ? "HLS design"
+                            : line <= 21 ? "pynq-1x16-2019-08-slow-alu"
+                                         : "pynq-4x8-2019-full-rate-port";
+    EXPECT_EQ(rec["bitstream"].get<std::string>(), bitstream) << "line " << line;
   }
   // By session: the three sessions apart, August's timed with its bitstream and within 8% median.
   const auto& sessions = j["board_comparison"]["by_session"];
@@ -177,13 +181,16 @@ TEST(OpCli, CalibratedModelMatchesTheBoardRecords) {
       EXPECT_LE(k["median_abs_error"].get<double>(), 0.08) << name;
     }
   }
-  ASSERT_EQ(j["bitstreams"].size(), 1u);
+  ASSERT_EQ(j["bitstreams"].size(), 2u);
   EXPECT_EQ(j["bitstreams"][0]["records"].get<int>(), 11);
   EXPECT_EQ(j["bitstreams"][0]["timing"]["ALU_II"].get<int>(), 18);
+  EXPECT_EQ(j["bitstreams"][1]["records"].get<int>(), 10);
+  EXPECT_EQ(j["bitstreams"][1]["timing"]["DRAM_BANDWIDTH_GBPS"].get<double>(), 0.8);
   EXPECT_NE(r.out.find("11 record(s) timed with bitstream pynq-1x16-2019-08-slow-alu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("10 record(s) timed with bitstream pynq-4x8-2019-full-rate-port"), std::string::npos) << r.out;
 
   // Without the bitstreams every record is timed as the HLS design: the August session is then
-  // far off (its median was 46%), the July ones unchanged.
+  // far off (its median was 46%), record 30 at +59%, the July 1x16 ones unchanged.
   const auto hls = run_tauvta("op --log " + log + " --timing-only --no-bitstreams --report " + (dir / "h.json").string());
   ASSERT_EQ(hls.code, 0) << hls.out;
   const nlohmann::json h = nlohmann::json::parse(std::ifstream(dir / "h.json"));
@@ -197,8 +204,11 @@ TEST(OpCli, CalibratedModelMatchesTheBoardRecords) {
   }
   for (size_t i = 0; i < j["records"].size(); ++i) {
     const int line = j["records"][i]["line"];
-    if (line <= 10 || line >= 22) {
+    if (line <= 10) {
       EXPECT_EQ(j["records"][i]["error"], h["records"][i]["error"]) << line;
+    }
+    if (line == 30) {
+      EXPECT_GT(h["records"][i]["error"].get<double>(), 0.5);
     }
   }
 }
