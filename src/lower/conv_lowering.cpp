@@ -219,11 +219,14 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
   const int64_t per_group = int64_t(vt) * (t.ncit * (t.tb * t.tci + 8) + t.tb * t.tco + 10);
   const int64_t chunk = std::max<int64_t>(1, int64_t(cb.options().max_insns / 2) / std::max<int64_t>(1, per_group));
 
-  for (int64_t sg = 0; sg < g.supergroups; ++sg) {
+  // A co tile may span t.sgt supergroups (TVM's group template, conv_plan.h): the loop steps over
+  // such spans, each with cob_span output-channel blocks.
+  const int64_t cob_span = g.cob * t.sgt;
+  for (int64_t sg = 0; sg < g.supergroups; sg += t.sgt) {
     // Per-channel vectors of this part: bias + rounding, then the shift pieces.
     for (int64_t k = 0; k < rv.acc_vectors(); ++k) {
-      cb.load_2d(MemId::kAcc, uint32_t(k * g.cob), vbuf, uint64_t(k * g.cob_total + sg * g.cob),
-                 uint32_t(g.cob), 1, uint32_t(g.cob));
+      cb.load_2d(MemId::kAcc, uint32_t(k * cob_span), vbuf, uint64_t(k * g.cob_total + sg * g.cob),
+                 uint32_t(cob_span), 1, uint32_t(cob_span));
     }
     if (fused && sg == 0) cb.load_2d(MemId::kWgt, ident_wgt, ident, 0, 1, 1, 1);
     using Key = std::array<int64_t, 4>;
@@ -242,13 +245,14 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
         };
         for (int64_t kc = 0; kc < t.ncit; ++kc) {
           const int64_t tci_i = std::min(t.tci, g.cib - kc * t.tci);
+          const int64_t blocks_i = t.in_blocks(tci_i);  // input blocks loaded per batch row
           for (size_t j = 0; j < grp.size(); ++j, ++step) {
             const Item& it = grp[j];
             const size_t part = size_t(step % uint64_t(vt));
             const int64_t tb_i = std::min(t.tb, g.nb - it.bt * t.tb);
             const int64_t th_i = std::min(t.th, OH - it.ht * t.th);
             const int64_t tw_i = std::min(t.tw, OW - it.wt * t.tw);
-            const int64_t tco_i = std::min(t.tco, g.cob - it.ct * t.tco);
+            const int64_t tco_i = std::min(t.tco, cob_span - it.ct * t.tco);
             const auto [ih0, window_rows] = window(it.ht * t.th, th_i, w.kernel_h, w.stride_h, w.pad_top, w.dilation_h);
             const int64_t rows = skip_rows ? th_i : window_rows;  // skips_input_rows (conv_plan.h)
             const auto [iw0, cols] = window(it.wt * t.tw, tw_i, w.kernel_w, w.stride_w, w.pad_left, w.dilation_w);
@@ -267,12 +271,12 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
               const int64_t ys = rows - yp0 - yp1, xs = cols - xp0 - xp1;
               const runtime::Pad2D pad{uint8_t(yp0), uint8_t(yp1), uint8_t(xp0), uint8_t(xp1)};
               for (int64_t b = 0; b < tb_i; ++b) {
-                for (int64_t ci = 0; ci < tci_i; ++ci) {
+                for (int64_t ci = 0; ci < blocks_i; ++ci) {
                   const int64_t plane = (it.bt * t.tb + b) * g.cib_total + sg * g.cib + kc * t.tci + ci;
                   const uint64_t off = ys > 0 && xs > 0
                                            ? uint64_t((plane * H + std::max<int64_t>(ih0, 0)) * W + std::max<int64_t>(iw0, 0))
                                            : 0;
-                  cb.load_2d(MemId::kInp, inp_base + uint32_t((b * tci_i + ci) * rows * cols), input, off,
+                  cb.load_2d(MemId::kInp, inp_base + uint32_t((b * blocks_i + ci) * rows * cols), input, off,
                              uint32_t(xs), uint32_t(ys), uint32_t(skip_rows ? W * w.stride_h : W), pad);
                 }
               }
@@ -319,13 +323,26 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
                 {uint32_t(th_i), uint32_t(tw_i), 0, 0},
                 {uint32_t(tw_i), 1, 0, 0}}};
             if (kc == 0) cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base, wgt_base, out_dims), true);
-            if (!transposed) {
+            if (!transposed && t.sgt == 1) {
               const std::array<NestDim, 7> dims = {{
                   {uint32_t(tci_i), 0, rc, uint32_t(KK)},
                   {uint32_t(g.kh), 0, uint32_t(w.dilation_h * cols), uint32_t(g.kw)},
                   {uint32_t(g.kw), 0, uint32_t(w.dilation_w), 1},
                   {uint32_t(tb_i), uint32_t(tco_i * th_i * tw_i), uint32_t(tci_i) * rc, 0},
                   {uint32_t(tco_i), uint32_t(th_i * tw_i), 0, uint32_t(tci_i * KK)},
+                  {uint32_t(th_i), uint32_t(tw_i), uint32_t((skip_rows ? 1 : w.stride_h) * cols), 0},
+                  {uint32_t(tw_i), 1, uint32_t(w.stride_w), 0}}};
+              cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base, wgt_base, dims));
+            } else if (!transposed) {
+              // Output blocks of each supergroup of the span multiply only its own input blocks,
+              // which start cib blocks after the previous supergroup's in the loaded span.
+              const std::array<NestDim, 8> dims = {{
+                  {uint32_t(tci_i), 0, rc, uint32_t(KK)},
+                  {uint32_t(g.kh), 0, uint32_t(w.dilation_h * cols), uint32_t(g.kw)},
+                  {uint32_t(g.kw), 0, uint32_t(w.dilation_w), 1},
+                  {uint32_t(tb_i), uint32_t(tco_i * th_i * tw_i), uint32_t(blocks_i) * rc, 0},
+                  {uint32_t(t.sgt), uint32_t(g.cob * th_i * tw_i), uint32_t(g.cib) * rc, uint32_t(g.cob * tci_i * KK)},
+                  {uint32_t(g.cob), uint32_t(th_i * tw_i), 0, uint32_t(tci_i * KK)},
                   {uint32_t(th_i), uint32_t(tw_i), uint32_t((skip_rows ? 1 : w.stride_h) * cols), 0},
                   {uint32_t(tw_i), 1, uint32_t(w.stride_w), 0}}};
               cb.gemm(kernels.get(UopKind::kGemm, acc_base, inp_base, wgt_base, dims));
@@ -336,7 +353,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
             if (!fused || kc + 1 < t.ncit) cb.dep_push(Module::kCompute, Module::kLoad);
             if (kc + 1 == t.ncit) {
               // Per-channel vectors of this tile's output-channel blocks start at it.ct * tco.
-              emit_requant(cb, c, rv, acc_base, out_dims, uint32_t(it.ct * t.tco), uint32_t(g.cob),
+              emit_requant(cb, c, rv, acc_base, out_dims, uint32_t(it.ct * t.tco), uint32_t(cob_span),
                            /*channel_dim=*/1, bias_add, spec.clip_min, spec.clip_max, &kernels,
                            sites ? &record_conv : nullptr);
               if (fused) {
@@ -365,7 +382,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
           const int64_t tb_i = std::min(t.tb, g.nb - it.bt * t.tb);
           const int64_t th_i = std::min(t.th, OH - it.ht * t.th);
           const int64_t tw_i = std::min(t.tw, OW - it.wt * t.tw);
-          const int64_t tco_i = std::min(t.tco, g.cob - it.ct * t.tco);
+          const int64_t tco_i = std::min(t.tco, cob_span - it.ct * t.tco);
           const uint32_t acc_base = slot_base(j);
           cb.dep_pop(Module::kCompute, Module::kStore);
           for (int64_t b = 0; b < tb_i; ++b) {

@@ -114,8 +114,15 @@ Schedule with_derived_outers(const hw::HwConfig& c, const ConvWorkload& w, const
       {"tile_ci", &r.tile_ci, g.cib, "input-channel blocks"},
       {"tile_co", &r.tile_co, g.cob, "output-channel blocks"},
   };
-  for (const auto& [knob, split, extent, unit] : axes) {
+  for (auto [knob, split, extent, unit] : axes) {
+    // A co tile spanning supergroups counts its tiles over the whole layer (conv_plan.h).
+    if (split == &r.tile_co && split->inner > g.cob && g.supergroups > 1) extent = g.cob_total;
     if (split->outer == -1 || split->inner < 1 || split->inner > extent) continue;
+    // TVM's group template counts co tiles over every group; tauvta's, within a supergroup.
+    if (split == &r.tile_co && g.supergroups > 1 && split->outer * split->inner == g.cob_total) {
+      split->outer = -1;
+      continue;
+    }
     const int64_t count = ceil_div(extent, split->inner);
     if (split->outer == count) continue;
     if (notes) {
@@ -147,8 +154,26 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
       {"tile_ci", s.tile_ci, g.cib, "input-channel blocks", &t.tci, &t.ncit},
       {"tile_co", s.tile_co, g.cob, "output-channel blocks", &t.tco, &t.ncot},
   };
+  t.sg_cib = g.cib;
   for (const Axis& a : axes) {
     if (a.split.inner < 1) return fmt::format("{}: inner factor {} must be at least 1", a.knob, a.split.inner);
+    if (a.tile == &t.tco && a.split.inner > g.cob && g.supergroups > 1) {
+      // TVM's group template tiles c_o over every group: a tile of whole supergroups.
+      if (a.split.inner % g.cob != 0 || g.supergroups % (a.split.inner / g.cob) != 0) {
+        return fmt::format("{}: inner factor {} spans supergroups of {} output-channel block(s) but "
+                           "is not a whole number of them dividing the {} supergroups ({} blocks)",
+                           a.knob, a.split.inner, g.cob, g.supergroups, g.cob_total);
+      }
+      t.sgt = a.split.inner / g.cob;
+      t.tco = a.split.inner;
+      t.ncot = 1;
+      const int64_t tiles = g.supergroups / t.sgt;
+      if (a.split.outer != -1 && a.split.outer != tiles) {
+        return fmt::format("{}: [{}, {}] does not split the {} {} (outer must be {})", a.knob,
+                           a.split.outer, a.split.inner, g.cob_total, a.unit, tiles);
+      }
+      continue;
+    }
     if (a.split.inner > a.extent) {
       return fmt::format("{}: inner factor {} exceeds the {} {} of this workload", a.knob,
                          a.split.inner, a.extent, a.unit);
@@ -168,15 +193,15 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
   t.vt = t.hn * t.on;
   t.acc_vectors = needs.acc_vectors;
   t.residual = needs.residual;
-  t.reserved_acc = g.cob * needs.acc_vectors;
+  t.reserved_acc = g.cob * t.sgt * needs.acc_vectors;
   t.inp_part = int64_t(c.inp_depth()) / t.vt;
   t.wgt_part = (int64_t(c.wgt_depth()) - (t.residual ? 1 : 0)) / t.vt;  // the last: the identity tile
   t.acc_slot = (int64_t(c.acc_depth()) - t.reserved_acc) / t.vt;
-  const int64_t in_tile = t.tb * t.tci * t.rows(t.th) * t.cols(t.tw);
+  const int64_t in_tile = t.tb * t.in_blocks(t.tci) * t.rows(t.th) * t.cols(t.tw);
   if (in_tile > t.inp_part) {
     return fmt::format("tile_h/tile_w/tile_ci: an input tile of {} x {} x {}x{} = {} INP elements "
                        "exceeds the {} of each of {} virtual thread(s)",
-                       t.tb, t.tci, t.rows(t.th), t.cols(t.tw), in_tile, t.inp_part, t.vt);
+                       t.tb, t.in_blocks(t.tci), t.rows(t.th), t.cols(t.tw), in_tile, t.inp_part, t.vt);
   }
   t.res_offset = in_tile;
   if (t.residual && in_tile + t.tb * t.tco * t.th * t.tw > t.inp_part) {
@@ -224,7 +249,13 @@ std::vector<Knob> schedule_knobs(const ConvGeometry& g, OpKind kind) {
     knobs.push_back({"tile_w", divisors(g.ow)});
   }
   knobs.push_back({"tile_ci", divisors(g.cib)});
-  knobs.push_back({"tile_co", divisors(g.cob)});
+  // Output-channel tiles within a supergroup, then (grouped layers) tiles of whole supergroups,
+  // as TVM's group template tiles c_o over every group (ConvTiling::sgt).
+  std::vector<int64_t> co = divisors(g.cob);
+  for (int64_t span : divisors(g.supergroups)) {
+    if (span > 1) co.push_back(g.cob * span);
+  }
+  knobs.push_back({"tile_co", co});
   knobs.push_back({"oc_nthread", {1, 2}});
   if (!dense) knobs.push_back({"h_nthread", {1, 2}});
   return knobs;
@@ -249,7 +280,7 @@ Schedule schedule_of_choice(const ConvGeometry& g, const std::vector<Knob>& knob
   for (size_t k = 0; k < knobs.size(); ++k) {
     const int64_t v = knobs[k].values.at(choice.at(k));
     if (auto [split, extent] = split_knob(s, g, knobs[k].name); split != nullptr) {
-      *split = Split{extent / v, v};
+      *split = Split{v <= extent ? extent / v : -1, v};  // past the extent: a supergroup span
     } else if (knobs[k].name == "oc_nthread") {
       s.oc_nthread = int(v);
     } else if (knobs[k].name == "h_nthread") {
@@ -292,18 +323,18 @@ double estimate_cycles(const hw::HwConfig& c, const ConvWorkload& w, const ConvT
   // Rows as the memory system moves them on an idle port.
   const sim::MemoryParams port = sim::MemoryParams::from(c);
   const double kk = double(g.kh * g.kw);
-  const double items = double(t.nbt * t.nht * t.nwt * t.ncot) * double(g.supergroups);
+  const double items = double(t.items(g));
   const double steps = items * double(t.ncit);
   const double tile = double(t.tb * t.tco * t.th * t.tw);
   const double per_insn = tp.gemm_pipeline_depth + tp.insn_overhead_cycles;
   const double gemm_step = tile * double(t.tci) * kk * tp.gemm_ii + per_insn;
   const double rows = double(t.rows(t.th)), cols = double(t.cols(t.tw));
-  const double in_load = double(t.tb * t.tci) * port.rows_cycles(rows, cols * c.inp_elem_bytes(), false);
+  const double in_load = double(t.tb * t.in_blocks(t.tci)) * port.rows_cycles(rows, cols * c.inp_elem_bytes(), false);
   const double w_load = port.rows_cycles(double(t.tco), double(t.tci) * kk * c.wgt_elem_bytes(), false);
   // Reuse across consecutive tiles when the reduction is not split.
   double in_loads = steps, w_loads = steps;
   if (t.ncit == 1 && t.nwt == 1) in_loads = items / double(t.ncot) * std::min<double>(double(t.ncot), t.vt);
-  if (t.ncit == 1 && t.ncot == 1) w_loads = double(g.supergroups) * t.vt;
+  if (t.ncit == 1 && t.ncot == 1) w_loads = double(g.supergroups / t.sgt) * t.vt;
   const double alu_ops = 3 + double(std::max<int64_t>(1, t.acc_vectors));
   const double alu_item = tile * (1 + alu_ops * tp.alu_ii) + alu_ops * per_insn;
   const double store_item = double(t.tb * t.tco) * port.rows_cycles(double(t.th), double(t.tw) * c.out_elem_bytes(), true);

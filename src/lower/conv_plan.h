@@ -46,9 +46,19 @@ struct LayerNeeds {
 bool skips_input_rows(const ConvWorkload& w);
 
 // A schedule resolved against a geometry.
+//
+// An output-channel tile of a grouped convolution may span several supergroups, as TVM's
+// group_conv2d_packed template tiles c_o over every group's blocks at once: tile_co's inner
+// factor is then a multiple of the supergroup's cob, and `sgt` = tco / cob supergroups share one
+// tile. Such a tile reads, per reduction step, the channel blocks from its first supergroup's
+// step to its last one's (what TVM's bound inference loads: `in_blocks`), and each output
+// block multiplies only its own supergroup's blocks. ncot then counts tiles within one such span
+// (1), and the supergroup loop steps by sgt.
 struct ConvTiling {
   int64_t tb = 1, th = 1, tw = 1, tci = 1, tco = 1;  // tile sizes (blocks, rows, columns)
   int64_t nbt = 1, nht = 1, nwt = 1, ncit = 1, ncot = 1;  // tiles per axis
+  int64_t sgt = 1;                // supergroups one output-channel tile spans
+  int64_t sg_cib = 1;             // input-channel blocks of one supergroup (ConvGeometry::cib)
   int hn = 1, on = 1, vt = 1;     // h and oc virtual threads, vt = hn * on
   int64_t reserved_acc = 0;       // ACC elements for per-channel vectors, at index 0
   int64_t acc_vectors = 1;        // per-channel requantization vectors (RequantVectors::acc_vectors)
@@ -59,6 +69,11 @@ struct ConvTiling {
   // convolutions): th_i when the load skips rows (skips_input_rows).
   int64_t rows(int64_t th_i) const;
   int64_t cols(int64_t tw_i) const;
+  // Input-channel blocks a reduction step of tci_i blocks loads: tci_i, or the span from the
+  // tile's first supergroup's blocks to its last one's.
+  int64_t in_blocks(int64_t tci_i) const { return (sgt - 1) * sg_cib + tci_i; }
+  // Output tiles (each runs ncit reduction steps) over the whole layer.
+  int64_t items(const ConvGeometry& g) const { return nbt * nht * nwt * ncot * (g.supergroups / sgt); }
   ConvWorkload w;
 };
 

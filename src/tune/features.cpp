@@ -46,7 +46,7 @@ void schedule_features(const hw::HwConfig& c, const lower::ConvWorkload& w, cons
 
   const double kk = double(g.kh * g.kw);
   const double rows = double(t.rows(t.th)), cols = double(t.cols(t.tw));
-  const double inp_tile = double(t.tb * t.tci) * rows * cols;
+  const double inp_tile = double(t.tb * t.in_blocks(t.tci)) * rows * cols;
   const double wgt_tile = double(t.tco * t.tci) * kk;
   const double acc_tile = double(t.tb * t.tco * t.th * t.tw);
   put(inp_tile), put(wgt_tile), put(acc_tile);
@@ -57,15 +57,15 @@ void schedule_features(const hw::HwConfig& c, const lower::ConvWorkload& w, cons
 
   // Loads as the lowering issues them: an input or weight tile is loaded again unless the
   // previous step on the same virtual thread used the same one.
-  const double items = double(t.nbt * t.nht * t.nwt * t.ncot) * double(g.supergroups);
+  const double items = double(t.items(g));
   const double steps = items * double(t.ncit);
   double in_loads = steps, w_loads = steps;
   if (t.ncit == 1 && t.nwt == 1) in_loads = items / double(t.ncot) * std::min<double>(double(t.ncot), vt);
-  if (t.ncit == 1 && t.ncot == 1) w_loads = double(g.supergroups) * vt;
+  if (t.ncit == 1 && t.ncot == 1) w_loads = double(g.supergroups / t.sgt) * vt;
   const double inp_bytes = in_loads * inp_tile * c.inp_elem_bytes();
   const double wgt_bytes = w_loads * wgt_tile * c.wgt_elem_bytes();
   const double out_bytes = double(g.nb * g.cob_total * g.oh * g.ow) * c.out_elem_bytes();
-  const double vec_bytes = double(g.supergroups) * double(t.reserved_acc) * c.acc_elem_bytes();
+  const double vec_bytes = double(g.supergroups / t.sgt) * double(t.reserved_acc) * c.acc_elem_bytes();
   const double total = inp_bytes + wgt_bytes + out_bytes + vec_bytes;
   put(inp_bytes), put(wgt_bytes), put(out_bytes), put(vec_bytes), put(total), put(std::log2(total + 1));
   const double inp_min = double(g.nb * g.cib_total * w.height * w.width) * c.inp_elem_bytes();
@@ -76,7 +76,7 @@ void schedule_features(const hw::HwConfig& c, const lower::ConvWorkload& w, cons
   // Instructions: one GEMM per reduction step (+ the reset), loads per plane and weight tile,
   // stores per channel block, the requantization's ALU ops per output tile.
   const double gemm_insns = steps + items;
-  const double load_insns = in_loads * double(t.tb * t.tci) + w_loads + double(t.reserved_acc > 0 ? g.supergroups : 0);
+  const double load_insns = in_loads * double(t.tb * t.in_blocks(t.tci)) + w_loads + double(t.reserved_acc > 0 ? g.supergroups / t.sgt : 0);
   const double store_insns = items * double(t.tb * t.tco);
   const double alu_insns = items * double(3 + std::max<int64_t>(1, t.acc_vectors));
   put(gemm_insns), put(load_insns), put(store_insns), put(alu_insns);

@@ -9,6 +9,7 @@
 #include "cpu/int_executor.h"
 #include "hw/hw_config.h"
 #include "lower/conv_lowering.h"
+#include "lower/conv_plan.h"
 #include "lower/loaded_program.h"
 #include "lower/tensor_layout.h"
 #include "runtime/device.h"
@@ -204,3 +205,64 @@ TEST(ConvLowering, MatchesIntegerReferenceW2A2) { run_cases("pynq_w2a2", 60, 3);
 TEST(ConvLowering, MatchesIntegerReferenceBatch4Block8) { run_cases("pynq_b4_blk8", 80, 4); }
 
 }  // namespace
+
+// TVM's group_conv2d_packed tiles output channels over every group at once: a tile_co whose inner
+// factor is a whole number of supergroups loads, per reduction step, the input blocks from the
+// tile's first supergroup to its last and multiplies each output block with its own supergroup's
+// blocks only. Every legal schedule with such tiles of a few grouped layers (one and two input
+// blocks per group, a reduction split inside the group, per-channel shifts so the per-channel
+// vectors span the tile, batch 2) is bit-exact, and a tile that is not whole supergroups is refused
+// naming the knob.
+TEST(ConvLowering, GroupTilesSpanningSupergroupsAreBitExact) {
+  const hw::HwConfig c = preset("pynq");
+  std::mt19937 rng(7);
+  struct Shape {
+    int64_t groups, cin_g, cout_g, hw, kernel;
+  };
+  for (const Shape& sh : {Shape{8, 16, 16, 6, 3}, Shape{4, 32, 32, 5, 3}, Shape{4, 32, 16, 4, 1}}) {
+    Case k;
+    k.w.batch = sh.groups == 4 && sh.kernel == 1 ? 2 : 1;
+    k.w.groups = sh.groups;
+    k.w.in_channels = sh.groups * sh.cin_g;
+    k.w.out_channels = sh.groups * sh.cout_g;
+    k.w.height = k.w.width = sh.hw;
+    k.w.kernel_h = k.w.kernel_w = sh.kernel;
+    k.w.pad_top = k.w.pad_bottom = k.w.pad_left = k.w.pad_right = sh.kernel / 2;
+    k.spec.w = k.w;
+    const auto wv = random_values(rng, size_t(k.w.out_channels * sh.cin_g * sh.kernel * sh.kernel), 8);
+    k.spec.weights.assign(wv.begin(), wv.end());
+    k.spec.bias = random_values(rng, size_t(k.w.out_channels), 12);
+    for (int64_t ch = 0; ch < k.w.out_channels; ++ch) k.spec.shifts.push_back(int64_t(4 + ch % 5));
+    k.spec.clip_min = -128;
+    k.spec.clip_max = 127;
+    k.spec.acc_bits = c.acc_width();
+    k.x = random_values(rng, size_t(k.w.batch * k.w.in_channels * sh.hw * sh.hw), 8);
+    const std::vector<int64_t> want = run_reference(c, k);
+    const lower::ConvGeometry g = lower::conv_geometry(c, k.w);
+    ASSERT_GT(g.supergroups, 1) << k.w.to_string();
+    int spanning = 0;
+    const std::vector<lower::Schedule> space = lower::schedule_space(c, k.w, k.spec.acc_vectors(c));
+    for (size_t i = 0; i < space.size(); i += 3) {  // every third: tiles, threads and spans all vary
+      const lower::Schedule& base = space[i];
+      for (int64_t span = 2; span <= g.supergroups; span *= 2) {
+        lower::Schedule s = base;
+        s.tile_co = lower::Split{-1, g.cob * span};
+        lower::ConvTiling t;
+        if (!lower::schedule_problem(c, k.w, g, s, k.spec.acc_vectors(c), &t).empty()) continue;
+        ASSERT_EQ(t.sgt, span);
+        ++spanning;
+        SCOPED_TRACE(k.w.to_string() + " schedule " + s.to_string());
+        const std::vector<int32_t> got = run_on_accelerator(c, k, s);
+        ASSERT_EQ(std::vector<int64_t>(got.begin(), got.end()), want);
+      }
+    }
+    EXPECT_GE(spanning, 8) << k.w.to_string();
+    if (g.cob > 1) {
+      lower::Schedule odd = lower::schedule_space(c, k.w, k.spec.acc_vectors(c)).front();
+      odd.tile_co = lower::Split{-1, g.cob + 1};
+      const std::string why = lower::schedule_problem(c, k.w, g, odd, k.spec.acc_vectors(c), nullptr);
+      EXPECT_NE(why.find("tile_co: inner factor"), std::string::npos) << why;
+      EXPECT_NE(why.find("not a whole number of them"), std::string::npos) << why;
+    }
+  }
+}
