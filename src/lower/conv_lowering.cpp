@@ -245,7 +245,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
         };
         for (int64_t kc = 0; kc < t.ncit; ++kc) {
           const int64_t tci_i = std::min(t.tci, g.cib - kc * t.tci);
-          const int64_t blocks_i = t.in_blocks(tci_i);  // input blocks loaded per batch row
+          const int64_t blocks_i = t.in_blocks(g, tci_i);  // input blocks loaded per batch row
           for (size_t j = 0; j < grp.size(); ++j, ++step) {
             const Item& it = grp[j];
             const size_t part = size_t(step % uint64_t(vt));

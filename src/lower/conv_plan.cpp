@@ -154,7 +154,6 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
       {"tile_ci", s.tile_ci, g.cib, "input-channel blocks", &t.tci, &t.ncit},
       {"tile_co", s.tile_co, g.cob, "output-channel blocks", &t.tco, &t.ncot},
   };
-  t.sg_cib = g.cib;
   for (const Axis& a : axes) {
     if (a.split.inner < 1) return fmt::format("{}: inner factor {} must be at least 1", a.knob, a.split.inner);
     if (a.tile == &t.tco && a.split.inner > g.cob && g.supergroups > 1) {
@@ -197,11 +196,11 @@ std::string schedule_problem(const hw::HwConfig& c, const ConvWorkload& w, const
   t.inp_part = int64_t(c.inp_depth()) / t.vt;
   t.wgt_part = (int64_t(c.wgt_depth()) - (t.residual ? 1 : 0)) / t.vt;  // the last: the identity tile
   t.acc_slot = (int64_t(c.acc_depth()) - t.reserved_acc) / t.vt;
-  const int64_t in_tile = t.tb * t.in_blocks(t.tci) * t.rows(t.th) * t.cols(t.tw);
+  const int64_t in_tile = t.tb * t.in_blocks(g, t.tci) * t.rows(t.th) * t.cols(t.tw);
   if (in_tile > t.inp_part) {
     return fmt::format("tile_h/tile_w/tile_ci: an input tile of {} x {} x {}x{} = {} INP elements "
                        "exceeds the {} of each of {} virtual thread(s)",
-                       t.tb, t.in_blocks(t.tci), t.rows(t.th), t.cols(t.tw), in_tile, t.inp_part, t.vt);
+                       t.tb, t.in_blocks(g, t.tci), t.rows(t.th), t.cols(t.tw), in_tile, t.inp_part, t.vt);
   }
   t.res_offset = in_tile;
   if (t.residual && in_tile + t.tb * t.tco * t.th * t.tw > t.inp_part) {
@@ -329,7 +328,7 @@ double estimate_cycles(const hw::HwConfig& c, const ConvWorkload& w, const ConvT
   const double per_insn = tp.gemm_pipeline_depth + tp.insn_overhead_cycles;
   const double gemm_step = tile * double(t.tci) * kk * tp.gemm_ii + per_insn;
   const double rows = double(t.rows(t.th)), cols = double(t.cols(t.tw));
-  const double in_load = double(t.tb * t.in_blocks(t.tci)) * port.rows_cycles(rows, cols * c.inp_elem_bytes(), false);
+  const double in_load = double(t.tb * t.in_blocks(g, t.tci)) * port.rows_cycles(rows, cols * c.inp_elem_bytes(), false);
   const double w_load = port.rows_cycles(double(t.tco), double(t.tci) * kk * c.wgt_elem_bytes(), false);
   // Reuse across consecutive tiles when the reduction is not split.
   double in_loads = steps, w_loads = steps;

@@ -58,7 +58,6 @@ struct ConvTiling {
   int64_t tb = 1, th = 1, tw = 1, tci = 1, tco = 1;  // tile sizes (blocks, rows, columns)
   int64_t nbt = 1, nht = 1, nwt = 1, ncit = 1, ncot = 1;  // tiles per axis
   int64_t sgt = 1;                // supergroups one output-channel tile spans
-  int64_t sg_cib = 1;             // input-channel blocks of one supergroup (ConvGeometry::cib)
   int hn = 1, on = 1, vt = 1;     // h and oc virtual threads, vt = hn * on
   int64_t reserved_acc = 0;       // ACC elements for per-channel vectors, at index 0
   int64_t acc_vectors = 1;        // per-channel requantization vectors (RequantVectors::acc_vectors)
@@ -71,7 +70,7 @@ struct ConvTiling {
   int64_t cols(int64_t tw_i) const;
   // Input-channel blocks a reduction step of tci_i blocks loads: tci_i, or the span from the
   // tile's first supergroup's blocks to its last one's.
-  int64_t in_blocks(int64_t tci_i) const { return (sgt - 1) * sg_cib + tci_i; }
+  int64_t in_blocks(const ConvGeometry& g, int64_t tci_i) const { return (sgt - 1) * g.cib + tci_i; }
   // Output tiles (each runs ncit reduction steps) over the whole layer.
   int64_t items(const ConvGeometry& g) const { return nbt * nht * nwt * ncot * (g.supergroups / sgt); }
   ConvWorkload w;

@@ -1,6 +1,7 @@
 // The default heuristic behind default_schedule (conv_plan.h): rank the whole legal knob space
 // with the analytic estimate, then lower the best few and keep the one the timing model says is
-// fastest (the best few of each kind of output-channel tile: conv_plan.h, ConvTiling::sgt). Results are cached per (config, workload) for the life of the process.
+// fastest (the best few of each kind of output-channel tile: conv_plan.h, ConvTiling::sgt).
+// Results are cached per (config, workload) for the life of the process.
 #include <algorithm>
 #include <map>
 #include <mutex>

@@ -46,7 +46,7 @@ void schedule_features(const hw::HwConfig& c, const lower::ConvWorkload& w, cons
 
   const double kk = double(g.kh * g.kw);
   const double rows = double(t.rows(t.th)), cols = double(t.cols(t.tw));
-  const double inp_tile = double(t.tb * t.in_blocks(t.tci)) * rows * cols;
+  const double inp_tile = double(t.tb * t.in_blocks(g, t.tci)) * rows * cols;
   const double wgt_tile = double(t.tco * t.tci) * kk;
   const double acc_tile = double(t.tb * t.tco * t.th * t.tw);
   put(inp_tile), put(wgt_tile), put(acc_tile);
@@ -76,7 +76,7 @@ void schedule_features(const hw::HwConfig& c, const lower::ConvWorkload& w, cons
   // Instructions: one GEMM per reduction step (+ the reset), loads per plane and weight tile,
   // stores per channel block, the requantization's ALU ops per output tile.
   const double gemm_insns = steps + items;
-  const double load_insns = in_loads * double(t.tb * t.in_blocks(t.tci)) + w_loads + double(t.reserved_acc > 0 ? g.supergroups / t.sgt : 0);
+  const double load_insns = in_loads * double(t.tb * t.in_blocks(g, t.tci)) + w_loads + double(t.reserved_acc > 0 ? g.supergroups / t.sgt : 0);
   const double store_insns = items * double(t.tb * t.tco);
   const double alu_insns = items * double(3 + std::max<int64_t>(1, t.acc_vectors));
   put(gemm_insns), put(load_insns), put(store_insns), put(alu_insns);
