@@ -51,6 +51,20 @@ struct OpLogRow {
 
 }  // namespace
 
+std::string record_board_model(const lower::TuningRecord& r, std::vector<std::string>* notes) {
+  const hw::HwConfig own = hw::HwConfig::from_name(r.model);
+  if (lower::record_blocking_matches(r, own)) return r.model;
+  const hw::BoardConfig* b = hw::board_config_with_shape(r.model, int(r.block_batch), int(r.block_in), int(r.block_out));
+  if (b == nullptr) return r.model;
+  if (notes) {
+    notes->push_back(fmt::format("the record's tensors are blocked {}x{} (out {}), which only a GEMM core of that "
+                                 "shape computes (TVM tensorizes with its environment's shape): timed on the board "
+                                 "config {} ({}), not {}",
+                                 r.block_batch, r.block_in, r.block_out, b->model, b->evidence, r.model));
+  }
+  return b->model;
+}
+
 nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
   check_can_write(a.report, a.force);
   check_can_write(a.csv, a.force);
@@ -68,19 +82,21 @@ nlohmann::json run_op_log(const OpLogRequest& a, std::ostream& terminal) {
   o.check_hazards = a.check_hazards;
   o.seed = a.seed;
   o.bias = a.bias;
+  o.tvm_template = true;  // every record as its template and task ran
   std::vector<OpLogRow> rows;
   const auto started = std::chrono::steady_clock::now();
   for (const lower::TuningRecord& r : log.records) {
     OpLogRow row;
     row.record = &r;
     try {
-      hw::HwConfig c = fixed ? *fixed : hw::HwConfig::from_name(r.model);
+      const std::string model = fixed ? r.model : record_board_model(r, &row.notes);
+      hw::HwConfig c = fixed ? *fixed : hw::HwConfig::from_name(model);
       if (!fixed) {
         // --timing replaces the presets' values; a bitstream's own values go on top, since the
         // record ran that hardware (a calibration fit of the board-level parameters must not
         // move what a bitstream documents as different). --no-bitstreams leaves --timing alone.
         c = with_timing(c);
-        row.bitstream = a.bitstreams ? hw::bitstream_of(r.model, r.timestamp) : nullptr;
+        row.bitstream = a.bitstreams ? hw::bitstream_of(model, r.timestamp) : nullptr;
         if (row.bitstream != nullptr) {
           c = c.with_timing(hw::bitstream_timing(*row.bitstream),
                             fmt::format("bitstream {}", row.bitstream->name));

@@ -13,6 +13,7 @@
 
 #include "backend/op_runner.h"
 #include "hw/hw_config.h"
+#include "lower/tuning_record.h"
 #include "lower/workload.h"
 
 namespace tauvta::backend {
@@ -21,6 +22,11 @@ namespace tauvta::backend {
 // recorded_seconds: the board's time from a record, 0 when none).
 nlohmann::json op_report_json(const hw::HwConfig& config, const lower::ConvWorkload& w, const std::string& source,
                               const OpRun& r, const std::vector<std::string>& notes, double recorded_seconds);
+
+// The -model= config of the board a record ran: its own, or, when its tensors are blocked for
+// another GEMM shape, the known board config of that shape (hw::board_config_with_shape; a note
+// in `notes` says so). Without one, its own (record_schedule then rescales its tiles).
+std::string record_board_model(const lower::TuningRecord& r, std::vector<std::string>* notes);
 
 struct OpLogRequest {
   std::string log;

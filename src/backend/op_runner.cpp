@@ -93,7 +93,8 @@ std::vector<int64_t> reference_output(const hw::HwConfig& c, const lower::ConvLa
 
 OpRun run_op(const hw::HwConfig& c, const lower::ConvWorkload& w, const std::optional<lower::Schedule>& given,
              const OpRunOptions& o) {
-  const lower::ConvLayerSpec spec = random_layer(c, w, o.seed, o.bias);
+  lower::ConvLayerSpec spec = random_layer(c, w, o.seed, o.bias);
+  spec.weights_per_batch_block = o.tvm_template;
   const lower::Schedule s = given ? *given : lower::default_schedule(c, w, spec.acc_vectors(c));
   const lower::ActShape in{w.batch, w.in_channels, w.height, w.width};
   const lower::ActShape out{w.batch, w.out_channels, w.out_height(), w.out_width()};

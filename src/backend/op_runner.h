@@ -21,6 +21,10 @@ struct OpRunOptions {
   // shift and clip, no bias, and their schedules may fill the whole accumulator SRAM, which a
   // bias vector would not leave room for.
   bool bias = false;
+  // Run a TVM record as its template ran on the board: the weight tile loaded for every batch
+  // block (lower::ConvLayerSpec::weights_per_batch_block). The requantization stays tauvta's
+  // (docs/timing_model.md, "TVM's templates", on the tuning tasks' three ALU stages).
+  bool tvm_template = false;
 };
 
 struct OpRun {

@@ -126,7 +126,7 @@ void run_op_command(const OpArgs& a) {
     }
     const std::optional<lower::TuningRecord> r = lower::parse_tuning_record(j, "--record", 1);
     if (!r) throw Error("--record: not a VTA record (its target has no -device=vta or its task is not a VTA task)");
-    config = a.config.empty() ? hw::HwConfig::from_name(r->model) : hw::load_config(a.config);
+    config = a.config.empty() ? hw::HwConfig::from_name(backend::record_board_model(*r, &notes)) : hw::load_config(a.config);
     // What TVM's template ran on the board (docs/timing_model.md: TVM's templates).
     const lower::TuningRecord as_run = lower::record_as_run(*r, &notes);
     w = as_run.workload;
@@ -153,6 +153,7 @@ void run_op_command(const OpArgs& a) {
   o.check_hazards = a.check_hazards;
   o.seed = a.seed;
   o.bias = a.bias;
+  o.tvm_template = !a.record.empty();  // a TVM record: as its template and task ran
   const backend::OpRun r =
       backend::run_op(config, w, source == "default heuristic" ? std::nullopt : std::optional(s), o);
   s = r.schedule;

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/hw_config.h"
+
 namespace tauvta::hw {
 
 namespace {
@@ -39,6 +41,15 @@ constexpr Bitstream kBitstreams[] = {
      "0.40 and 0.8 (compute-bound)."},
 };
 
+// The board configs TopHub's VTA records ran (their -model= names), declared once.
+constexpr BoardConfig kBoardConfigs[] = {
+    {"pynq_1x16_i8w8a32_15_15_18_17",
+     "VTA's default vta_config.json of 2019 (LOG_BATCH 0, LOG_BLOCK 4, LOG_UOP/INP/WGT/ACC_BUFF_SIZE "
+     "15/15/18/17); TopHub's vta_v0.10 1x16 records name it (tests/data/calibration lines 1-21)"},
+    {"pynq_4x8_i8w8a32_15_16_16_18",
+     "TopHub's vta_v0.10 4x8 records name it (tests/data/calibration lines 22-31)"},
+};
+
 // Unix seconds at 00:00 UTC of a YYYY-MM-DD date.
 double day_start(const char* date) {
   int y = 0;
@@ -54,6 +65,19 @@ const Bitstream* bitstream_of(const std::string& model, double timestamp) {
   for (const Bitstream& b : kBitstreams) {
     if (model == b.config && timestamp >= day_start(b.measured_from) &&
         timestamp < day_start(b.measured_to) + 86400) {
+      return &b;
+    }
+  }
+  return nullptr;
+}
+
+const BoardConfig* board_config_with_shape(const std::string& model, int batch, int block_in, int block_out) {
+  const HwConfig of = HwConfig::from_name(model);
+  for (const BoardConfig& b : kBoardConfigs) {
+    const HwConfig c = HwConfig::from_name(b.model);
+    if (c.target == of.target && c.inp_width() == of.inp_width() && c.wgt_width() == of.wgt_width() &&
+        c.acc_width() == of.acc_width() && c.batch() == batch && c.block_in() == block_in &&
+        c.block_out() == block_out) {
       return &b;
     }
   }

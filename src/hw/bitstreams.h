@@ -24,6 +24,20 @@ struct Bitstream {
 // it ran the design the presets model.
 const Bitstream* bitstream_of(const std::string& model, double timestamp);
 
+// A config VTA's boards ran (the -model= name of its records) and what shows it.
+struct BoardConfig {
+  const char* model;
+  const char* evidence;
+};
+
+// The board config of `model`'s target and widths whose GEMM core has the shape
+// batch x block_in -> block_out (null when no known board has one). A record whose tensors
+// are blocked for another shape than its -model= config (TopHub's 4x8 logs hold dense tasks
+// blocked 1x16) ran on such a board: TVM tensorizes a task with its environment's GEMM shape, so
+// a program of 1x16 blocks runs only on a 1x16 core. The known board configs are declared once,
+// each with the evidence that boards ran it.
+const BoardConfig* board_config_with_shape(const std::string& model, int batch, int block_in, int block_out);
+
 // The TIMING values of `b` as JSON, and the whole entry for reports.
 nlohmann::json bitstream_timing(const Bitstream& b);
 nlohmann::json to_json(const Bitstream& b);

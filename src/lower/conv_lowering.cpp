@@ -282,7 +282,7 @@ void lower_conv(ProgramBuilder& pb, const ConvLayerSpec& spec, const Schedule& s
               }
               inp_at[part] = xk;
             }
-            const Key wk{sg, it.ct, kc, 0};
+            const Key wk{sg, it.ct, kc, spec.weights_per_batch_block ? it.bt : 0};
             if (wgt_at[part] != wk) {
               const uint64_t off = uint64_t(((sg * g.cob + it.ct * t.tco) * g.cib + kc * t.tci) * KK);
               if (tci_i == g.cib && tco_i * g.cib * KK <= hw::field_max(hw::Field::kXSize)) {

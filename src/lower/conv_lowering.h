@@ -48,6 +48,10 @@ struct ConvLayerSpec {
   // How many of the last input channels are those constants: their MACs add the bias, not the
   // layer's arithmetic, so GOPS leave them out.
   int64_t constant_channels = 0;
+  // Load the weight tile again for every batch block, as TVM's VTA templates do (each batch
+  // block is its own pass over the reduction: lower/tuning_record.h, record_as_run). tauvta's own
+  // programs keep a weight tile that consecutive tiles of the same channels share.
+  bool weights_per_batch_block = false;
   uint64_t useful_macs() const;
   // The bias the requantization's ADD takes: `bias`, or what cancels the rounding constant when
   // bias_in_weights (requant_adds is then 0 for every channel).

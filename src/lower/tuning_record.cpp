@@ -182,6 +182,11 @@ Schedule record_schedule(const TuningRecord& r, const hw::HwConfig& c, std::vect
   if (!record_blocking_matches(r, c)) {
     const auto rescale = [&](const char* knob, Split& sp, int64_t from, int64_t to) {
       if (from == to) return;
+      // Fewer batch rows than the config's BATCH fill one of its blocks (the rest is padding).
+      if (&sp == &s.tile_b && sp.inner * from < to && to % (sp.inner * from) == 0) {
+        sp = Split{-1, 1};
+        return;
+      }
       if ((sp.inner * from) % to != 0) {
         throw Error(fmt::format("{}: a tile of {} blocks of {} is not a whole number of {}'s blocks of {}", knob,
                                 sp.inner, from, c.name(), to));
@@ -230,6 +235,23 @@ TuningRecord record_as_run(const TuningRecord& r, std::vector<std::string>* note
       notes->push_back(fmt::format("timed as TVM's {} computes it: {} (the stride-dilated input)",
                                    op_kind_task(r.workload.kind), w->to_string()));
     }
+  }
+  // Every batch block is its own pass over the reduction in TVM's templates: the convolution
+  // templates define tile_b but never apply it (the batch loop stays whole and outermost), and
+  // dense_packed's batch loop sits outside the reduction, whose input and weight loads it
+  // repeats. One batch block per tile loads what they load (op_runner times TVM records with
+  // the weight tile reloaded per batch block too).
+  if (run.schedule.tile_b.inner > 1) {
+    if (notes) {
+      const char* why = r.workload.kind == OpKind::kDense
+                            ? "TVM's dense template computes a tile's batch blocks one after another, loading "
+                              "their inputs and weights again for each"
+                            : "TVM's convolution templates do not apply tile_b (each batch block is its own pass "
+                              "over the layer)";
+      notes->push_back(fmt::format("tile_b [{}, {}] timed as one batch block per tile: {}", run.schedule.tile_b.outer,
+                                   run.schedule.tile_b.inner, why));
+    }
+    run.schedule.tile_b = Split{-1, 1};
   }
   return run;
 }

@@ -71,8 +71,11 @@ Schedule record_schedule(const TuningRecord& r, const hw::HwConfig& c, std::vect
 // tauvta's per-phase lowering, and the dilated input to load. The record's knobs tile that
 // convolution's output, which is the operator's.
 std::optional<ConvWorkload> tvm_template_workload(const ConvWorkload& w);
-// The record with the workload its template ran (tvm_template_workload, when it differs; a note
-// in `notes` says so): what `op --record` and `op --log` time against its board time.
+// The record as its template ran (a note in `notes` for each change): the workload of
+// tvm_template_workload when it differs, and one batch block per tile (TVM's templates compute
+// every batch block in its own pass; time it with the weight tile reloaded per batch block,
+// ConvLayerSpec::weights_per_batch_block). What `op --record` and `op --log` time against its
+// board time.
 TuningRecord record_as_run(const TuningRecord& r, std::vector<std::string>* notes);
 
 // Mean measured seconds; +infinity for a failed or empty measurement (never the best).

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "hw/bitstreams.h"
 #include "lower/conv_plan.h"
 #include "lower/tuning_record.h"
 #include "common/error_of.h"
@@ -201,6 +202,50 @@ TEST(TuningRecord, TvmTransposedTemplateIsAConvolutionOverTheDilatedInput) {
   lower::ConvWorkload conv;
   conv.in_channels = conv.out_channels = 16;
   EXPECT_FALSE(lower::tvm_template_workload(conv).has_value());
+}
+
+// TVM's templates compute every batch block in its own pass: the convolution templates never
+// apply tile_b, dense_packed repeats its loads per batch block. A record with batch blocks in a
+// tile is timed with one per tile, and says why; one block per tile is left alone.
+TEST(TuningRecord, AsRunTakesOneBatchBlockPerTileAsTvmTemplatesDo) {
+  TuningRecord r;
+  r.model = "pynq_1x16_i8w8a32_15_15_18_17";
+  r.workload = ConvWorkload{OpKind::kDense, 4, 128, 1, 1, 64};
+  r.schedule.tile_b = {1, 4};
+  std::vector<std::string> notes;
+  TuningRecord run = record_as_run(r, &notes);
+  EXPECT_EQ(run.schedule.tile_b.outer, -1);
+  EXPECT_EQ(run.schedule.tile_b.inner, 1);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("tile_b [1, 4] timed as one batch block per tile: TVM's dense template"), std::string::npos)
+      << notes[0];
+  r.workload = ConvWorkload{OpKind::kConv2d, 2, 32, 14, 14, 32, 3, 3, 1, 1, 1, 1, 1, 1};
+  r.schedule.tile_b = {1, 2};
+  notes.clear();
+  run = record_as_run(r, &notes);
+  EXPECT_EQ(run.schedule.tile_b.inner, 1);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("convolution templates do not apply tile_b"), std::string::npos) << notes[0];
+  r.schedule.tile_b = {2, 1};
+  notes.clear();
+  run = record_as_run(r, &notes);
+  EXPECT_EQ(run.schedule.tile_b.outer, 2);
+  EXPECT_TRUE(notes.empty());
+}
+
+// The board a record ran has the GEMM shape its tensors are blocked for: TopHub's 4x8 logs hold
+// dense tasks blocked 1x16, which only a 1x16 core computes.
+TEST(Bitstreams, BoardConfigOfAGemmShapeKeepsTargetAndWidths) {
+  const hw::BoardConfig* b = hw::board_config_with_shape("pynq_4x8_i8w8a32_15_16_16_18", 1, 16, 16);
+  ASSERT_NE(b, nullptr);
+  EXPECT_STREQ(b->model, "pynq_1x16_i8w8a32_15_15_18_17");
+  EXPECT_NE(std::string(b->evidence).find("vta_config.json"), std::string::npos);
+  ASSERT_NE(hw::board_config_with_shape("pynq_1x16_i8w8a32_15_15_18_17", 4, 8, 8), nullptr);
+  EXPECT_STREQ(hw::board_config_with_shape("pynq_1x16_i8w8a32_15_15_18_17", 4, 8, 8)->model,
+               "pynq_4x8_i8w8a32_15_16_16_18");
+  EXPECT_EQ(hw::board_config_with_shape("pynq_4x8_i8w8a32_15_16_16_18", 2, 16, 16), nullptr);  // no such board
+  EXPECT_EQ(hw::board_config_with_shape("pynq_4x8_i4w4a32_15_15_15_17", 1, 16, 16), nullptr);  // other widths
+  EXPECT_EQ(hw::board_config_with_shape("de10nano_4x8_i8w8a32_15_16_16_18", 1, 16, 16), nullptr);  // other target
 }
 
 TEST(HwConfigName, ParsesEveryVtaConfigNameBackToItself) {
