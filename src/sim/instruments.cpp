@@ -78,13 +78,15 @@ LayerInstruments::LayerInstruments(const hw::HwConfig& config, uint32_t layer, O
   obs_.pre_cast = IntHistogram(qmin_ * (int64_t(1) << g), (qmax_ + 1) * (int64_t(1) << g), settings_.histogram_bins);
   obs_.output = IntHistogram(qmin_, qmax_ + 1, std::min<int64_t>(settings_.histogram_bins, qmax_ - qmin_ + 1));
   const int64_t pre_span = obs_.pre_cast.hi - obs_.pre_cast.lo;
-  if ((what_.histogram || what_.stats) && pre_span <= (int64_t(1) << 14)) {
+  // Counting per value costs an increment per element; only the histogram needs the counts. The
+  // stats and the sparsity count without it come from one vectorized pass (count_values).
+  if (what_.histogram && pre_span <= (int64_t(1) << 14)) {
     pre_exact_ = true;
     pre_counts_ = BinCounter(obs_.pre_cast.lo, obs_.pre_cast.hi, size_t(pre_span));
   } else if (what_.histogram) {
     pre_counts_ = BinCounter(obs_.pre_cast);
   }
-  if ((what_.histogram || what_.sparsity || what_.stats) && bits <= 10) {
+  if (what_.histogram && bits <= 10) {
     out_exact_ = true;
     out_counts_ = BinCounter(qmin_, qmax_ + 1, size_t(qmax_ - qmin_ + 1));
   } else if (what_.histogram) {
@@ -284,9 +286,11 @@ template <typename T>
 TAUVTA_TARGET_CLONES("avx2", "default") void LayerInstruments::add_zeros(const T* out, int n, size_t zero_slot) {
   // |out| <= threshold as two compares in the lanes' own type (the threshold, clamped to just past the
   // output range, fits their type), so the loop vectorizes.
-  const T zt = T(std::min(settings_.zero_threshold, qmax_ + 1));
+  // OUT lanes (8 or 16 bits) compare in 32 bits: the clamped threshold may not fit their type.
+  using W = std::conditional_t<(sizeof(T) < 4), int32_t, T>;
+  const W zt = W(std::min(settings_.zero_threshold, qmax_ + 1));
   uint32_t* __restrict zmap = pending_zeros_.data() + zero_slot;
-  for (int k = 0; k < n; ++k) zmap[k] += uint32_t((out[k] >= T(-zt)) & (out[k] <= zt));
+  for (int k = 0; k < n; ++k) zmap[k] += uint32_t((W(out[k]) >= W(-zt)) & (W(out[k]) <= zt));
 }
 
 template <typename T>
@@ -339,6 +343,47 @@ struct BlockedPlace {
 
 }  // namespace
 
+template <typename T>
+void LayerInstruments::add_summary(const LaneSummary<T>& s, size_t n) {
+  obs_.elements += uint64_t(n);
+  pending_values_ += uint64_t(n);  // the pending zero map's counters
+  obs_.out_min = std::min(obs_.out_min, int64_t(s.out_min));
+  obs_.out_max = std::max(obs_.out_max, int64_t(s.out_max));
+  obs_.out_sum += s.sum;
+  obs_.out_sumsq += s.sumsq;
+  obs_.zeros += uint64_t(s.zeros);
+  if (what_.stats) {
+    obs_.pre_min = std::min(obs_.pre_min, int64_t(s.pre_min));
+    obs_.pre_max = std::max(obs_.pre_max, int64_t(s.pre_max));
+  }
+}
+
+template <typename T>
+void LayerInstruments::add_zero_rows(const T* lanes0, const hw::Insn& insn, int64_t blocks) {
+  const size_t lanes = size_t(map_.batch * map_.block);
+  for (uint32_t y = 0; y < insn.y_size; ++y) {
+    BlockedPlace at(int64_t(uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride - map_.first_elem), plane_, blocks);
+    // Consecutive elements of one channel block have consecutive slots in the pending map, so
+    // with one batch row each run up to the end of the plane is one call.
+    for (uint32_t x = 0; x < insn.x_size;) {
+      const uint32_t run = uint32_t(std::min<int64_t>(insn.x_size - x, plane_ - at.xy));
+      const T* row = lanes0 + (size_t(y) * insn.x_size + x) * lanes;
+      const size_t slot = size_t((at.cb * plane_ + at.xy) * map_.block);
+      if (map_.batch == 1) {
+        add_zeros(row, int(run) * map_.block, slot);
+      } else {
+        for (uint32_t e = 0; e < run; ++e) {
+          for (int r = 0; r < map_.batch; ++r) {
+            add_zeros(row + e * lanes + size_t(r * map_.block), map_.block, slot + size_t(e) * size_t(map_.block));
+          }
+        }
+      }
+      x += run;
+      at.advance(run);
+    }
+  }
+}
+
 template <typename Acc, typename Out, typename Lane>
 void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw::Insn& insn) {
   const int lanes = map_.batch * map_.block;
@@ -363,6 +408,17 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
       obs_.elements += uint64_t(total);
       return;
     }
+    // The stats and the sparsity without the histogram: one pass summarizes the lanes, and the
+    // zero map reads the OUT lanes; the lanes are written out only when one overflowed.
+    if (per_element_ && !what_.histogram) {
+      const CastSummary<Acc> cs = cast_summary(acc + s0, outbuf + s0, st.flags.data() + s0, st.pre.data() + s0, total,
+                                               out_mask, std::min(settings_.zero_threshold, qmax_ + 1));
+      if (!cs.overflowed) {
+        add_summary(cs.summary, total);
+        if (what_.sparsity) add_zero_rows(outbuf + s0, insn, blocks);
+        return;
+      }
+    }
     rw.reserve(total);
     const Lane any = cast_lanes<Acc, Out, Lane>(acc + s0, outbuf + s0, st.flags.data() + s0, st.pre.data() + s0, rw.pre.data(),
                                                 rw.out.data(), rw.overflow.data(), int(total), out_mask);
@@ -371,21 +427,12 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
     } else {
       obs_.elements += uint64_t(total);  // the overflow instrument alone: only overflows need a place
     }
-    if (!what_.sparsity && !any) return;
+    if (!any) {
+      if (what_.sparsity) add_zero_rows(rw.out.data(), insn, blocks);
+      return;
+    }
     for (uint32_t y = 0; y < insn.y_size; ++y) {
       BlockedPlace at(int64_t(uint64_t(insn.dram_base) + uint64_t(y) * insn.x_stride - first), plane_, blocks);
-      if (map_.batch == 1 && !any) {
-        // Only zeros to add: consecutive elements of one channel block have consecutive slots
-        // in the pending map, so each run up to the end of the plane is one call.
-        for (uint32_t x = 0; x < insn.x_size;) {
-          const uint32_t run = uint32_t(std::min<int64_t>(insn.x_size - x, plane_ - at.xy));
-          add_zeros(rw.out.data() + (size_t(y) * insn.x_size + x) * size_t(lanes), int(run) * map_.block,
-                    size_t((at.cb * plane_ + at.xy) * map_.block));
-          x += run;
-          at.advance(run);
-        }
-        continue;
-      }
       for (uint32_t x = 0; x < insn.x_size; ++x, at.advance()) {
         const size_t k0 = (size_t(y) * insn.x_size + x) * size_t(lanes);
         for (int r = 0; r < map_.batch; ++r) {

@@ -16,6 +16,7 @@
 #include "hw/hw_config.h"
 #include "hw/insn.h"
 #include "sim/compute_kernels.h"
+#include "sim/instrument_lanes.h"
 #include "sim/onchip_memory.h"
 #include "sim/value_counts.h"
 
@@ -157,19 +158,29 @@ class LayerInstruments {
   void add_zeros(const T* out, int n, size_t zero_slot);
   template <typename T>
   void record_overflows(const T* pre, const T* out, const T* overflow, int n, int64_t e0, int64_t ch0, int64_t image);
+  // What a summary of `n` real lanes (cast_summary: the stats and the sparsity without the
+  // histogram) adds to the observation.
+  template <typename T>
+  void add_summary(const LaneSummary<T>& s, size_t n);
+  // The zero map of a STORE whose every element is in the output with real lanes, from its lanes
+  // in SRAM order starting at `lanes0` (the output's `blocks` channel blocks).
+  template <typename T>
+  void add_zero_rows(const T* lanes0, const hw::Insn& insn, int64_t blocks);
   // Adds the pending counts (pre-cast bins, output values) to the observation.
   void flush() const;
   template <typename Acc>
   void on_clip_lanes(const Acc* acc, const LoopNest& l, bool is_min, int64_t imm, uint8_t clipped);
   template <typename Acc, typename Out, typename Lane>
   void on_store_rows(const Acc* acc, const Out* outbuf, const hw::Insn& insn);
-  // The values before the cast and the outputs, counted as they come. Outputs of up to 10 bits
-  // are counted exactly, one slot per value (the table stays in the L1 cache): the output
-  // histogram, zeros, min, max, sum and sum of squares all follow from the counts at flush, so a
-  // stored element costs one increment for all of them; the value before the cast likewise, over
-  // the pre-cast histogram's range (values outside keep their extremes apart: rare, an overflow
-  // by more than the guard bits). Wider outputs (W16's spread over 64K values) are summed as they
-  // come and counted in the histograms' bins.
+  // The values before the cast and the outputs, counted as they come when the histogram is
+  // selected. Outputs of up to 10 bits are counted exactly, one slot per value (the table stays in
+  // the L1 cache): the output histogram, zeros, min, max, sum and sum of squares all follow from
+  // the counts at flush, so a stored element costs one increment for all of them; the value
+  // before the cast likewise, over the pre-cast histogram's range (values outside keep their
+  // extremes apart: rare, an overflow by more than the guard bits). Wider outputs (W16's spread
+  // over 64K values) are summed as they come and counted in the histograms' bins; so are the
+  // stats and the sparsity count without the histogram (a vectorized pass costs less than an
+  // increment per element).
   mutable BinCounter pre_counts_, out_counts_;
   bool pre_exact_ = false, out_exact_ = false;
   // Lanes whose output is the clamp of their value before the cast to [derived_lo_, derived_hi_]

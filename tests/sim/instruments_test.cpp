@@ -3,7 +3,8 @@
 // instruments derive from the values before the cast), a narrowing STORE with no clip (counted
 // both ways), and clip bounds that change between STOREs; at W8 (exact per-value counts) and
 // W16 (binned; 64-bit accumulators with values past 32 bits in some STOREs), with bins that nest
-// and bins that do not.
+// and bins that do not; and the stats and the sparsity without the histogram (one vectorized
+// pass when nothing overflowed) against the same counts and all four's zero map.
 #include "sim/instruments.h"
 
 #include <gtest/gtest.h>
@@ -57,9 +58,18 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   sim::InstrumentSettings settings;
   settings.histogram_bins = bins;
   settings.zero_threshold = 1;
-  sim::InstrumentSelection all;
-  all.overflow = all.histogram = all.sparsity = all.stats = true;
-  sim::LayerInstruments inst(config, 0, map, all, settings, nullptr);
+  // All four, and the stats and the sparsity without the histogram (their counts then come
+  // from a vectorized pass, not per value): each must see the same values.
+  std::vector<sim::InstrumentSelection> selections(4);
+  selections[0].overflow = selections[0].histogram = selections[0].sparsity = selections[0].stats = true;
+  selections[1].stats = true;
+  selections[2].sparsity = true;
+  selections[3].overflow = selections[3].stats = selections[3].sparsity = true;
+  std::vector<sim::LayerInstruments> insts;
+  for (const sim::InstrumentSelection& what : selections) insts.emplace_back(config, 0, map, what, settings, nullptr);
+  auto on_store = [&](const hw::Insn& insn) {
+    for (sim::LayerInstruments& i : insts) i.on_store(mem, insn);
+  };
 
   Expected want;
   const int g = settings.histogram_guard_bits;
@@ -81,7 +91,7 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   loop.n_uops = elems;
   loop.iter_out = loop.iter_in = 1;
   auto clip = [&](hw::AluOp op, int64_t bound) {  // the hook, then the ALU op itself
-    inst.on_clip(mem, loop, op, bound);
+    for (sim::LayerInstruments& i : insts) i.on_clip(mem, loop, op, bound);
     for (size_t i = 0; i < size_t(elems) * lanes; ++i) {
       const int64_t v = op == hw::AluOp::kMin ? std::min(acc(i), bound) : std::max(acc(i), bound);
       set_acc(i, v);
@@ -111,13 +121,13 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   fill(wide, false);
   clip(hw::AluOp::kMin, qmax);
   clip(hw::AluOp::kMax, 0);
-  inst.on_store(mem, store);
+  on_store(store);
   for (int64_t p : pre)
     want.add(p, std::clamp<int64_t>(p, 0, qmax), p > qmax, settings.zero_threshold);
   // 2. No clip at all: the STORE narrows, so the output is not a clamp of the value.
   fill(near, true);
   store.dram_base = elems;
-  inst.on_store(mem, store);
+  on_store(store);
   for (int64_t p : pre) {
     const int64_t o = int64_t(uint64_t(p) << (64 - bits)) >> (64 - bits);
     want.add(p, o, o != p, settings.zero_threshold);
@@ -127,11 +137,41 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   clip(hw::AluOp::kMin, qmax);
   clip(hw::AluOp::kMax, qmin);
   store.dram_base = 0;
-  inst.on_store(mem, store);
+  on_store(store);
   for (int64_t p : pre)
     want.add(p, std::clamp(p, qmin, qmax), p > qmax || p < qmin, settings.zero_threshold);
 
-  const sim::LayerObservation& o = inst.observation();
+  // 4. Nothing overflows: the selections without the histogram summarize the lanes in one pass
+  // and read the zero map off the OUT lanes.
+  std::uniform_int_distribution<int64_t> inside(qmin, qmax);
+  for (uint32_t dram : {0u, elems}) {
+    fill(inside, false);
+    clip(hw::AluOp::kMin, qmax);
+    clip(hw::AluOp::kMax, qmin);
+    store.dram_base = dram;
+    on_store(store);
+    for (int64_t p : pre) want.add(p, p, false, settings.zero_threshold);
+  }
+
+  auto expect_stats = [&](const sim::LayerObservation& v) {
+    EXPECT_EQ(v.out_min, want.out_min);
+    EXPECT_EQ(v.out_max, want.out_max);
+    EXPECT_EQ(v.out_sum, want.sum);
+    EXPECT_EQ(v.out_sumsq, want.sumsq);
+    EXPECT_EQ(v.pre_min, want.pre_min);
+    EXPECT_EQ(v.pre_max, want.pre_max);
+  };
+  for (size_t k = 1; k < insts.size(); ++k) {
+    SCOPED_TRACE(k);
+    const sim::LayerObservation& v = insts[k].observation();
+    EXPECT_EQ(v.elements, want.elements);
+    EXPECT_EQ(v.zeros, want.zeros);
+    if (selections[k].sparsity) {
+      EXPECT_EQ(v.zero_map, insts[0].observation().zero_map);
+    }
+    if (selections[k].stats) expect_stats(v);
+  }
+  const sim::LayerObservation& o = insts[0].observation();
   EXPECT_EQ(o.elements, want.elements);
   EXPECT_EQ(o.overflows, want.overflows);
   EXPECT_EQ(o.zeros, want.zeros);
@@ -141,12 +181,7 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   EXPECT_GT(want.pre.below + want.pre.above, 0u)
       << "some values should lie past the pre-cast range";
   EXPECT_EQ(o.output.counts, want.out.counts);
-  EXPECT_EQ(o.out_min, want.out_min);
-  EXPECT_EQ(o.out_max, want.out_max);
-  EXPECT_EQ(o.out_sum, want.sum);
-  EXPECT_EQ(o.out_sumsq, want.sumsq);
-  EXPECT_EQ(o.pre_min, want.pre_min);
-  EXPECT_EQ(o.pre_max, want.pre_max);
+  expect_stats(o);
 }
 
 INSTANTIATE_TEST_SUITE_P(Instruments, InstrumentsTest,
