@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 
 #include "common/target_clones.h"
 
@@ -106,63 +105,6 @@ TAUVTA_TARGET_CLONES("avx2", "default") bool any_overflow(const Acc* __restrict 
   if (any == 0) std::memset(flags, 0, n * sizeof(Acc));  // else cast_lanes reads and clears them
   return any != 0;
 }
-
-template <typename Acc, typename Out>
-TAUVTA_TARGET_CLONES("avx2", "default") CastSummary<Acc> cast_summary(
-    const Acc* __restrict acc, const Out* __restrict outbuf, Acc* __restrict flags, const Acc* __restrict pre_in,
-    size_t n, Acc out_mask, int64_t zero_threshold) {
-  const int32_t zt = int32_t(zero_threshold);  // at most just past a 16-bit output's range
-  Acc omin = std::numeric_limits<Acc>::max(), omax = std::numeric_limits<Acc>::min(), pmin = omin, pmax = omax,
-      any = 0;
-  int64_t sum = 0, sumsq = 0, zeros = 0;
-  // The sums in 32 bits over chunks whose sums cannot wrap (8-bit outputs: squares below 2^14,
-  // chunks of 2^12 lanes), widened once a chunk: fewer, narrower lanes per instruction. 16-bit
-  // outputs' squares need 64 bits from the first one.
-  using Sum = std::conditional_t<sizeof(Out) == 1, int32_t, int64_t>;
-  constexpr size_t kChunk = sizeof(Out) == 1 ? size_t(1) << 12 : ~size_t(0);
-  for (size_t k0 = 0; k0 < n; k0 += std::min(kChunk, n - k0)) {
-    const size_t k1 = k0 + std::min(kChunk, n - k0);
-    Sum csum = 0, csq = 0, czeros = 0;
-    for (size_t k = k0; k < k1; ++k) {
-      // cast_lanes' decisions, lane for lane.
-      const Acc f = flags[k], a = acc[k], o = Acc(outbuf[k]), p = pre_in[k];
-      const bool from_acc = ((a ^ o) & out_mask) == 0;
-      const Acc pv = (f & 1) != 0 ? p : from_acc ? a : o;
-      any |= Acc((f & 2) != 0) | Acc(from_acc & (a != o));
-      omin = std::min(omin, o);
-      omax = std::max(omax, o);
-      pmin = std::min(pmin, pv);
-      pmax = std::max(pmax, pv);
-      const Sum ov = Sum(outbuf[k]);
-      csum += ov;
-      csq += ov * ov;
-      czeros += Sum((ov >= Sum(-zt)) & (ov <= Sum(zt)));
-    }
-    sum += int64_t(csum);
-    sumsq += int64_t(csq);
-    zeros += int64_t(czeros);
-  }
-  CastSummary<Acc> r;
-  r.summary.out_min = omin;
-  r.summary.out_max = omax;
-  r.summary.pre_min = pmin;
-  r.summary.pre_max = pmax;
-  r.summary.sum = sum;
-  r.summary.sumsq = sumsq;
-  r.summary.zeros = zeros;
-  r.overflowed = any != 0;
-  if (!r.overflowed) std::memset(flags, 0, n * sizeof(Acc));
-  return r;
-}
-
-template CastSummary<int32_t> cast_summary(const int32_t*, const int8_t*, int32_t*, const int32_t*, size_t, int32_t,
-                                           int64_t);
-template CastSummary<int32_t> cast_summary(const int32_t*, const int16_t*, int32_t*, const int32_t*, size_t, int32_t,
-                                           int64_t);
-template CastSummary<int64_t> cast_summary(const int64_t*, const int8_t*, int64_t*, const int64_t*, size_t, int64_t,
-                                           int64_t);
-template CastSummary<int64_t> cast_summary(const int64_t*, const int16_t*, int64_t*, const int64_t*, size_t, int64_t,
-                                           int64_t);
 
 template bool any_overflow(const int32_t*, const int8_t*, int32_t*, size_t, int32_t);
 template bool any_overflow(const int32_t*, const int16_t*, int32_t*, size_t, int32_t);

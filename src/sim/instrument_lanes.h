@@ -40,18 +40,6 @@ template <typename Acc, typename Out, typename Lane>
 Lane cast_lanes(const Acc* acc, const Out* outbuf, Acc* flags, const Acc* pre_in, Lane* pre,
                 Lane* out, Lane* overflow, int lanes, Acc out_mask);
 
-// cast_lanes' values summarized as summarize() would (the clamp check aside) without writing
-// them out, and whether some lane overflowed. Clears the lanes' flags only when none did: then
-// the caller needs no more than the summary (and the OUT lanes); otherwise cast_lanes reads them.
-template <typename Acc>
-struct CastSummary {
-  LaneSummary<Acc> summary;
-  bool overflowed = false;
-};
-template <typename Acc, typename Out>
-CastSummary<Acc> cast_summary(const Acc* acc, const Out* outbuf, Acc* flags, const Acc* pre_in, size_t n,
-                              Acc out_mask, int64_t zero_threshold);
-
 // Whether n lanes' accumulators and values before the cast all fit 32 bits.
 bool fit_32_bits(const int64_t* acc, const int64_t* pre, size_t n);
 

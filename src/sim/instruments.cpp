@@ -286,11 +286,9 @@ template <typename T>
 TAUVTA_TARGET_CLONES("avx2", "default") void LayerInstruments::add_zeros(const T* out, int n, size_t zero_slot) {
   // |out| <= threshold as two compares in the lanes' own type (the threshold, clamped to just past the
   // output range, fits their type), so the loop vectorizes.
-  // OUT lanes (8 or 16 bits) compare in 32 bits: the clamped threshold may not fit their type.
-  using W = std::conditional_t<(sizeof(T) < 4), int32_t, T>;
-  const W zt = W(std::min(settings_.zero_threshold, qmax_ + 1));
+  const T zt = T(std::min(settings_.zero_threshold, qmax_ + 1));
   uint32_t* __restrict zmap = pending_zeros_.data() + zero_slot;
-  for (int k = 0; k < n; ++k) zmap[k] += uint32_t((W(out[k]) >= W(-zt)) & (W(out[k]) <= zt));
+  for (int k = 0; k < n; ++k) zmap[k] += uint32_t((out[k] >= T(-zt)) & (out[k] <= zt));
 }
 
 template <typename T>
@@ -344,21 +342,6 @@ struct BlockedPlace {
 }  // namespace
 
 template <typename T>
-void LayerInstruments::add_summary(const LaneSummary<T>& s, size_t n) {
-  obs_.elements += uint64_t(n);
-  pending_values_ += uint64_t(n);  // the pending zero map's counters
-  obs_.out_min = std::min(obs_.out_min, int64_t(s.out_min));
-  obs_.out_max = std::max(obs_.out_max, int64_t(s.out_max));
-  obs_.out_sum += s.sum;
-  obs_.out_sumsq += s.sumsq;
-  obs_.zeros += uint64_t(s.zeros);
-  if (what_.stats) {
-    obs_.pre_min = std::min(obs_.pre_min, int64_t(s.pre_min));
-    obs_.pre_max = std::max(obs_.pre_max, int64_t(s.pre_max));
-  }
-}
-
-template <typename T>
 void LayerInstruments::add_zero_rows(const T* lanes0, const hw::Insn& insn, int64_t blocks) {
   const size_t lanes = size_t(map_.batch * map_.block);
   for (uint32_t y = 0; y < insn.y_size; ++y) {
@@ -407,17 +390,6 @@ void LayerInstruments::on_store_rows(const Acc* acc, const Out* outbuf, const hw
     if (!per_element_ && !any_overflow(acc + s0, outbuf + s0, st.flags.data() + s0, total, out_mask)) {
       obs_.elements += uint64_t(total);
       return;
-    }
-    // The stats and the sparsity without the histogram: one pass summarizes the lanes, and the
-    // zero map reads the OUT lanes; the lanes are written out only when one overflowed.
-    if (per_element_ && !what_.histogram) {
-      const CastSummary<Acc> cs = cast_summary(acc + s0, outbuf + s0, st.flags.data() + s0, st.pre.data() + s0, total,
-                                               out_mask, std::min(settings_.zero_threshold, qmax_ + 1));
-      if (!cs.overflowed) {
-        add_summary(cs.summary, total);
-        if (what_.sparsity) add_zero_rows(outbuf + s0, insn, blocks);
-        return;
-      }
     }
     rw.reserve(total);
     const Lane any = cast_lanes<Acc, Out, Lane>(acc + s0, outbuf + s0, st.flags.data() + s0, st.pre.data() + s0, rw.pre.data(),

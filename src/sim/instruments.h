@@ -16,7 +16,6 @@
 #include "hw/hw_config.h"
 #include "hw/insn.h"
 #include "sim/compute_kernels.h"
-#include "sim/instrument_lanes.h"
 #include "sim/onchip_memory.h"
 #include "sim/value_counts.h"
 
@@ -158,10 +157,6 @@ class LayerInstruments {
   void add_zeros(const T* out, int n, size_t zero_slot);
   template <typename T>
   void record_overflows(const T* pre, const T* out, const T* overflow, int n, int64_t e0, int64_t ch0, int64_t image);
-  // What a summary of `n` real lanes (cast_summary: the stats and the sparsity without the
-  // histogram) adds to the observation.
-  template <typename T>
-  void add_summary(const LaneSummary<T>& s, size_t n);
   // The zero map of a STORE whose every element is in the output with real lanes, from its lanes
   // in SRAM order starting at `lanes0` (the output's `blocks` channel blocks).
   template <typename T>

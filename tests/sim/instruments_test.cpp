@@ -3,8 +3,9 @@
 // instruments derive from the values before the cast), a narrowing STORE with no clip (counted
 // both ways), and clip bounds that change between STOREs; at W8 (exact per-value counts) and
 // W16 (binned; 64-bit accumulators with values past 32 bits in some STOREs), with bins that nest
-// and bins that do not; and the stats and the sparsity without the histogram (one vectorized
-// pass when nothing overflowed) against the same counts and all four's zero map.
+// and bins that do not; and the stats and the sparsity without the histogram (counted by a
+// vectorized pass, not per value) against the same counts and all four's zero map, in STOREs
+// that overflow and STOREs that do not.
 #include "sim/instruments.h"
 
 #include <gtest/gtest.h>
@@ -141,8 +142,8 @@ TEST_P(InstrumentsTest, DerivedAndDirectCountsAgreeWithAnElementByElementCount) 
   for (int64_t p : pre)
     want.add(p, std::clamp(p, qmin, qmax), p > qmax || p < qmin, settings.zero_threshold);
 
-  // 4. Nothing overflows: the selections without the histogram summarize the lanes in one pass
-  // and read the zero map off the OUT lanes.
+  // 4. Nothing overflows: the selections without the histogram add only the pass's sums and the
+  // zero map.
   std::uniform_int_distribution<int64_t> inside(qmin, qmax);
   for (uint32_t dram : {0u, elems}) {
     fill(inside, false);
