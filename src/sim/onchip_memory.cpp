@@ -61,6 +61,16 @@ OnChipMemory::OnChipMemory(const hw::HwConfig& c, SimdGemm simd)
   const size_t acc_n = size_t(c.acc_depth()) * acc_lanes_;
   if (inp_is_int8()) inp8.assign(inp_n, 0); else inp16.assign(inp_n, 0);
   if (wgt_is_int8()) wgt8.assign(wgt_n, 0); else wgt16.assign(wgt_n, 0);
+  // 16 x 16-bit products into 64-bit sums: the wide kernel's high-byte estimate needs VNNI's
+  // vpdpbusd over groups of 4 input channels.
+  high_byte_vnni_ = simd == SimdGemm::kAvx2 && cpu_has_vnni() && c.inp_width() == 16 &&
+                    c.wgt_width() == 16 && !acc_is_int32() && c.block_in() % 4 == 0;
+  if (has_high_byte_vnni()) {
+    inp_split16.resize(3 * inp_n);
+    fill_split16(0, inp_n);
+    wgt_vnni.assign(wgt_n, 0);
+    wgt_corr.assign(size_t(c.wgt_depth()) * c.block_out(), 0);
+  }
   if (has_vnni_weights()) {
     inp_vnni.assign(inp_n, 0x80);
     wgt_vnni.assign(wgt_n, 0);
@@ -82,6 +92,7 @@ void OnChipMemory::clear() {
   std::fill(inp_vnni.begin(), inp_vnni.end(), 0x80);
   zero(inp8); zero(inp16); zero(wgt8); zero(wgt16); zero(wgt_vnni); zero(wgt_corr);
   zero(inp_wide); zero(wgt_pairs);
+  if (has_high_byte_vnni()) fill_split16(0, inp16.size());
   zero(acc32); zero(acc64); zero(out8); zero(out16);
 }
 
@@ -108,6 +119,16 @@ void OnChipMemory::write_inp(uint32_t index, const uint8_t* bytes, uint32_t coun
     if (has_pair_weights()) std::copy_n(x, n, inp_wide.data() + off);
   } else {
     hw::unpack_lanes(bytes, config_.inp_width(), int(n), inp16.data() + off);
+    if (has_high_byte_vnni()) fill_split16(off, n);
+  }
+}
+
+void OnChipMemory::fill_split16(size_t off, size_t n) {
+  const int16_t* x = inp16.data() + off;
+  uint8_t* v = inp_split16.data() + 3 * off;
+  for (size_t k = 0; k < n; k += 4, x += 4, v += 12) {  // lanes per element are a multiple of 4
+    std::memcpy(v, x, 8);
+    for (int j = 0; j < 4; ++j) v[8 + j] = uint8_t(uint16_t(x[j]) >> 8) ^ 0x80;
   }
 }
 
@@ -119,6 +140,7 @@ void OnChipMemory::zero_inp(uint32_t index, uint32_t count) {
     if (has_pair_weights()) std::fill_n(inp_wide.data() + off, n, 0);
   } else {
     std::fill_n(inp16.data() + off, n, 0);
+    if (has_high_byte_vnni()) fill_split16(off, n);
   }
 }
 
@@ -144,6 +166,12 @@ void OnChipMemory::rebuild_simd_weights(uint32_t index) {
     arrange_pair_tile(wgt8.data() + off, bo, bi, wgt_pairs.data() + off);
   } else {
     arrange_pair_tile(wgt16.data() + off, bo, bi, wgt_pairs.data() + off);
+    if (has_high_byte_vnni()) {
+      int8_t high[256 * 256];  // BLOCK_OUT and BLOCK_IN are at most 256 (hw_config.cpp)
+      const int16_t* w = wgt16.data() + off;
+      for (size_t k = 0; k < size_t(wgt_lanes_); ++k) high[k] = int8_t(w[k] >> 8);
+      arrange_vnni_tile(high, bo, bi, wgt_vnni.data() + off, wgt_corr.data() + size_t(index) * bo);
+    }
   }
 }
 

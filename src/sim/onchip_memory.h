@@ -52,6 +52,10 @@ class OnChipMemory {
   bool has_vnni_weights() const { return simd_gemm_ == SimdGemm::kVnni; }
   // True when weights are also kept as [ic/2][oc][2] int16 pairs for the AVX2 kernel.
   bool has_pair_weights() const { return simd_gemm_ == SimdGemm::kAvx2; }
+  // True when 16-bit inputs and weights into 64-bit accumulators also keep the forms of the wide
+  // kernel's three-instruction split (wide_gemm.h): inputs as inp_split16, the weights' high
+  // bytes in the VNNI form (wgt_vnni, wgt_corr) beside the pairs.
+  bool has_high_byte_vnni() const { return high_byte_vnni_; }
 
   // Micro-ops, decoded both ways at load time so GEMM/ALU never decode per micro-op.
   std::vector<uint32_t> uop_raw;
@@ -64,7 +68,11 @@ class OnChipMemory {
   std::vector<int16_t> wgt16;
   // VNNI form of each input lane: x + 128 as an unsigned byte (x ^ 0x80).
   std::vector<uint8_t> inp_vnni;
-  // VNNI form of each weight element: [ic/4][oc][4] bytes, and 128 * sum_ic w[oc][ic] per oc.
+  // The split's form of 16-bit input lanes, 12 bytes per 4 lanes so one pointer reads all three
+  // operands: the two int16 pairs, then the 4 high bytes (x >> 8) + 128 as VNNI's unsigned bytes.
+  std::vector<uint8_t> inp_split16;
+  // VNNI form of each weight element: [ic/4][oc][4] bytes, and 128 * sum_ic w[oc][ic] per oc
+  // (with high-byte VNNI, of the high bytes w >> 8).
   std::vector<int8_t> wgt_vnni;
   std::vector<int32_t> wgt_corr;
   // AVX2 form: int8-or-narrower input lanes widened to int16 (16-bit inputs are read from inp16),
@@ -93,10 +101,13 @@ class OnChipMemory {
 
  private:
   void rebuild_simd_weights(uint32_t index);
+  // inp_split16 of the `n` input lanes from lane `off` (both multiples of 4), from inp16.
+  void fill_split16(size_t off, size_t n);
 
   hw::HwConfig config_;
   int inp_lanes_, wgt_lanes_, acc_lanes_;
   SimdGemm simd_gemm_;
+  bool high_byte_vnni_ = false;
 };
 
 }  // namespace tauvta::sim

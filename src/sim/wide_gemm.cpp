@@ -7,6 +7,7 @@
 #endif
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
@@ -28,8 +29,8 @@ struct WideZmm {
   TAUVTA_WIDE static V zero() { return _mm512_setzero_si512(); }
   TAUVTA_WIDE static V set1(int32_t x) { return _mm512_set1_epi32(x); }
   TAUVTA_WIDE static V dp(V acc, V a, V b) { return _mm512_dpwssd_epi32(acc, a, b); }
-  TAUVTA_WIDE static V high_bytes(V x) { return _mm512_srai_epi16(x, 8); }
-  TAUVTA_WIDE static V low_bytes(V x) { return _mm512_and_si512(x, _mm512_set1_epi16(0xFF)); }
+  TAUVTA_WIDE static V dpb(V acc, V a, V b) { return _mm512_dpbusd_epi32(acc, a, b); }
+  TAUVTA_WIDE static V add(V a, V b) { return _mm512_add_epi32(a, b); }
   TAUVTA_WIDE static void store(int32_t* p, V v) { _mm512_storeu_si512(p, v); }
 };
 
@@ -40,45 +41,93 @@ struct WideYmm {  // BLOCK_OUT a multiple of 8 but not of 16
   TAUVTA_WIDE static V zero() { return _mm256_setzero_si256(); }
   TAUVTA_WIDE static V set1(int32_t x) { return _mm256_set1_epi32(x); }
   TAUVTA_WIDE static V dp(V acc, V a, V b) { return _mm256_dpwssd_epi32(acc, a, b); }
-  TAUVTA_WIDE static V high_bytes(V x) { return _mm256_srai_epi16(x, 8); }
-  TAUVTA_WIDE static V low_bytes(V x) { return _mm256_and_si256(x, _mm256_set1_epi16(0xFF)); }
+  TAUVTA_WIDE static V dpb(V acc, V a, V b) { return _mm256_dpbusd_epi32(acc, a, b); }
+  TAUVTA_WIDE static V add(V a, V b) { return _mm256_add_epi32(a, b); }
   TAUVTA_WIDE static void store(int32_t* p, V v) { _mm256_storeu_si256(reinterpret_cast<V*>(p), v); }
 };
 
 constexpr int64_t kWideInt32Max = (int64_t(1) << 31) - 1;
+// 16 x 16-bit split (see the header): x * w differs from 65536 * (x >> 8) * (w >> 8) by
+// 256 * (xh * wl + xl * wh) + xl * wl, at most 2 * 128 * 255 * 256 + 255 * 255 in magnitude, so
+// this many products keep the high bytes' estimate within 2^31 of the true sum.
+constexpr int64_t kSplitProducts = kWideInt32Max / (2 * 128 * 255 * 256 + 255 * 255);  // 128
 
 struct WideShape {
   explicit WideShape(const OnChipMemory& m)
       : B(m.config().batch()), BI(m.config().block_in()), BO(m.config().block_out()), pairs(BI / 2),
-        acc_bits(m.config().acc_width()), out_bits(m.config().out_width()), acc64(!m.acc_is_int32()),
+        out_bits(m.config().out_width()), acc_bits(m.config().acc_width()), acc64(!m.acc_is_int32()),
         wgt_elem(size_t(BO) * BI), x_step(size_t(B) * BI) {
     const int64_t max_x = int64_t(1) << (m.config().inp_width() - 1);
     const int64_t max_w = int64_t(1) << (m.config().wgt_width() - 1);
     split = acc64 && 2 * max_x * max_w > kWideInt32Max;
-    // Pairs whose int32 sums cannot overflow (split: the low byte's, the larger of the two).
-    const int64_t safe = !acc64 ? 0 : split ? kWideInt32Max / (2 * 255 * max_w) : kWideInt32Max / (2 * max_x * max_w);
-    flush_steps = acc64 ? int(safe / pairs) : 0;
+    if (!acc64) {
+      flush_steps = 0;
+    } else if (split) {  // without the high bytes' VNNI form there is no split: no steps fit
+      flush_steps = m.has_high_byte_vnni() ? int(kSplitProducts / BI) : 0;
+    } else {  // pairs whose int32 sums cannot overflow
+      flush_steps = int(kWideInt32Max / (2 * max_x * max_w) / pairs);
+    }
   }
-  int B, BI, BO, pairs, acc_bits, out_bits;
+  int B, BI, BO, pairs, out_bits, acc_bits;
   bool acc64, split = false;
   int flush_steps = 0;  // 64-bit accumulators: steps between widenings (0 with 32-bit ones)
   size_t wgt_elem, x_step;
 };
 
 // 64-bit accumulators: the int32 sums join the int64 ones before they could overflow.
-template <class Vec, int NV, bool kSplit>
-TAUVTA_WIDE inline void widen(typename Vec::V* hi, typename Vec::V* lo, int64_t (*wide)[Vec::kLanes]) {
-  alignas(64) int32_t h[Vec::kLanes], l[Vec::kLanes];
+template <class Vec, int NV>
+TAUVTA_WIDE inline void widen(typename Vec::V* sums, int64_t (*wide)[Vec::kLanes]) {
+  alignas(64) int32_t h[Vec::kLanes];
   for (int v = 0; v < NV; ++v) {
-    Vec::store(h, hi[v]);
-    if constexpr (kSplit) Vec::store(l, lo[v]);
-    for (int k = 0; k < Vec::kLanes; ++k) wide[v][k] += kSplit ? int64_t(h[k]) * 256 + l[k] : int64_t(h[k]);
-    hi[v] = lo[v] = Vec::zero();
+    Vec::store(h, sums[v]);
+    for (int k = 0; k < Vec::kLanes; ++k) wide[v][k] += h[k];
+    sums[v] = Vec::zero();
   }
 }
 
-// One block of a planned tile: NV vector rows (row, batch pairs) over all the tile's steps.
-template <class Vec, int NV, bool kSplit, class OutT>
+// The split's exact sums: `high` less the input bias's correction is H = sum (x >> 8) * (w >> 8)
+// exactly, and the true sum S is within 2^31 of 65536 * H, so S = 65536 * H + int32(low - H * 65536)
+// with `low` the sum mod 2^32.
+template <class Vec, int NV>
+TAUVTA_WIDE inline void join_split(typename Vec::V* low, typename Vec::V* high, typename Vec::V& corr,
+                                   int64_t (*wide)[Vec::kLanes]) {
+  constexpr int L = Vec::kLanes;
+  alignas(64) int32_t l[L], h[L], c[L];
+  Vec::store(c, corr);
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) {
+    Vec::store(l, low[v]);
+    Vec::store(h, high[v]);
+    for (int k = 0; k < L; ++k) {
+      const int32_t hh = h[k] - c[k];
+      const int32_t d = int32_t(uint32_t(l[k]) - (uint32_t(hh) << 16));
+      wide[v][k] += int64_t(hh) * 65536 + d;
+    }
+    low[v] = high[v] = Vec::zero();
+  }
+  corr = Vec::zero();
+}
+
+// The rows join their 64-bit accumulators in order (rows sharing one add up), and each written
+// row's output is the low OUT bits of its new value (a reset zeroes the accumulator after that).
+template <int L, int NV, class OutT>
+inline void write_acc64(const WideShape& s, OnChipMemory& m, OutT* out, const size_t* at,
+                        const int64_t (*wide)[L], bool reset) {
+  const int out_shift = 64 - s.out_bits;
+  for (int v = 0; v < NV; ++v) {
+    int64_t* ap = m.acc64.data() + at[v];
+    OutT* op = out + at[v];
+    for (int k = 0; k < L; ++k) {
+      const uint64_t r = uint64_t(ap[k]) + uint64_t(wide[v][k]);  // 64-bit accumulators wrap here
+      ap[k] = reset ? 0 : int64_t(r);
+      op[k] = OutT(int64_t(r << out_shift) >> out_shift);
+    }
+  }
+}
+
+// One block of a planned tile: NV vector rows (row, batch pairs) over all the tile's steps, one
+// vpdpwssd per pair of input channels.
+template <class Vec, int NV, class OutT>
 TAUVTA_WIDE void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* inp, OutT* out, const GemmBlocking& p,
                            const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   constexpr int L = Vec::kLanes;
@@ -90,9 +139,8 @@ TAUVTA_WIDE void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* i
     at[v] = r.acc * s.BO + lane0;
   }
   const int16_t* wv = m.wgt_pairs.data() + lane0 * 2;
-  typename Vec::V hi[NV], lo[NV];
-  for (int v = 0; v < NV; ++v) hi[v] = lo[v] = Vec::zero();
-  alignas(64) int32_t h[L];
+  typename Vec::V sums[NV];
+  for (int v = 0; v < NV; ++v) sums[v] = Vec::zero();
   int64_t wide[NV][L];
   if (s.acc64) std::memset(wide, 0, sizeof(wide));
   int pending = 0;
@@ -105,56 +153,98 @@ TAUVTA_WIDE void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* i
       for (int v = 0; v < NV; ++v) {
         int32_t x;
         std::memcpy(&x, xp[v] + xo + 2 * pr, 4);
-        const typename Vec::V xv = Vec::set1(x);
-        if constexpr (kSplit) {
-          hi[v] = Vec::dp(hi[v], Vec::high_bytes(xv), w);
-          lo[v] = Vec::dp(lo[v], Vec::low_bytes(xv), w);
-        } else {
-          hi[v] = Vec::dp(hi[v], xv, w);
-        }
+        sums[v] = Vec::dp(sums[v], Vec::set1(x), w);
       }
     }
     if (s.acc64 && ++pending == s.flush_steps) {
-      widen<Vec, NV, kSplit>(hi, lo, wide);
+      widen<Vec, NV>(sums, wide);
       pending = 0;
     }
   }
-  // The rows join their accumulators in order (rows sharing one add up), and each written row's
-  // output is the low OUT bits of its new value (a reset zeroes the accumulator after that).
-  const int out_shift = 64 - s.out_bits;
   if (s.acc64) {
-    widen<Vec, NV, kSplit>(hi, lo, wide);
-    for (int v = 0; v < NV; ++v) {
-      int64_t* ap = m.acc64.data() + at[v];
-      OutT* op = out + at[v];
-      for (int k = 0; k < L; ++k) {
-        const uint64_t r = uint64_t(ap[k]) + uint64_t(wide[v][k]);  // 64-bit accumulators wrap here
-        ap[k] = reset ? 0 : int64_t(r);
-        op[k] = OutT(int64_t(r << out_shift) >> out_shift);
-      }
-    }
-  } else {
-    const int acc_shift = 32 - s.acc_bits;
-    for (int v = 0; v < NV; ++v) {
-      Vec::store(h, hi[v]);
-      int32_t* ap = m.acc32.data() + at[v];
-      OutT* op = out + at[v];
-      for (int k = 0; k < L; ++k) {
-        const int32_t r = int32_t((uint32_t(ap[k]) + uint32_t(h[k])) << acc_shift) >> acc_shift;
-        ap[k] = reset ? 0 : r;
-        op[k] = OutT(int64_t(uint64_t(int64_t(r)) << out_shift) >> out_shift);
-      }
+    widen<Vec, NV>(sums, wide);
+    write_acc64<L, NV>(s, m, out, at, wide, reset);
+    return;
+  }
+  const int acc_shift = 32 - s.acc_bits, out_shift = 64 - s.out_bits;
+  alignas(64) int32_t h[L];
+  for (int v = 0; v < NV; ++v) {
+    Vec::store(h, sums[v]);
+    int32_t* ap = m.acc32.data() + at[v];
+    OutT* op = out + at[v];
+    for (int k = 0; k < L; ++k) {
+      const int32_t r = int32_t((uint32_t(ap[k]) + uint32_t(h[k])) << acc_shift) >> acc_shift;
+      ap[k] = reset ? 0 : r;
+      op[k] = OutT(int64_t(uint64_t(int64_t(r)) << out_shift) >> out_shift);
     }
   }
 }
 
-constexpr int kMaxWideBlock = 8;  // 8 rows x (hi, lo) sums, a weight vector and the input's forms
+// The same block for 16-bit inputs and weights into 64-bit accumulators: per group of 4 input
+// channels, two vpdpwssd sum the products mod 2^32 and one vpdpbusd the high bytes' products
+// (inputs' high bytes biased by 128, wgt_corr undoing it); join_split makes each chunk of
+// flush_steps steps exact. The inputs come from inp_split16 (one pointer per row: 8 rows' pointers
+// stay in registers).
+template <class Vec, int NV, class OutT>
+TAUVTA_WIDE void split_rows(const WideShape& s, OnChipMemory& m, const int16_t*, OutT* out, const GemmBlocking& p,
+                            const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
+  constexpr int L = Vec::kLanes;
+  const uint8_t* xp[NV];
+  size_t at[NV];
+  for (int v = 0; v < NV; ++v) {
+    const GemmBlocking::VectorRow r = p.vector_row(t, v0 + uint32_t(v), s.B);
+    xp[v] = m.inp_split16.data() + 3 * r.inp * s.BI;
+    at[v] = r.acc * s.BO + lane0;
+  }
+  const int16_t* wv = m.wgt_pairs.data() + lane0 * 2;
+  const int8_t* hv = m.wgt_vnni.data() + lane0 * 4;
+  const int32_t* cv = m.wgt_corr.data() + lane0;
+  typename Vec::V low[NV], high[NV], corr = Vec::zero();
+  for (int v = 0; v < NV; ++v) low[v] = high[v] = Vec::zero();
+  int64_t wide[NV][L];
+  std::memset(wide, 0, sizeof(wide));
+  const int groups = s.BI / 4;
+  for (uint32_t q = t.step_begin; q < t.step_end;) {
+    const uint32_t chunk_end = std::min(t.step_end, q + uint32_t(s.flush_steps));
+    for (; q < chunk_end; ++q) {
+      const GemmBlocking::Step st = p.steps[q];
+      const size_t xo = 3 * st.src * s.x_step;
+      const int16_t* wp = wv + st.wgt * s.wgt_elem;
+      const int8_t* hw = hv + st.wgt * s.wgt_elem;
+      corr = Vec::add(corr, Vec::load(cv + size_t(st.wgt) * s.BO));
+      for (int g = 0; g < groups; ++g) {
+        const typename Vec::V w0 = Vec::load(wp + size_t(2 * g) * s.BO * 2);
+        const typename Vec::V w1 = Vec::load(wp + size_t(2 * g + 1) * s.BO * 2);
+        const typename Vec::V wh = Vec::load(hw + size_t(g) * s.BO * 4);
+#pragma GCC unroll 8  // the sums must stay in registers
+        for (int v = 0; v < NV; ++v) {
+          const uint8_t* x = xp[v] + xo + 12 * g;  // the two pairs, the high bytes
+          int32_t x0, x1, xh;
+          std::memcpy(&x0, x, 4);
+          std::memcpy(&x1, x + 4, 4);
+          std::memcpy(&xh, x + 8, 4);
+          low[v] = Vec::dp(low[v], Vec::set1(x0), w0);
+          low[v] = Vec::dp(low[v], Vec::set1(x1), w1);
+          high[v] = Vec::dpb(high[v], Vec::set1(xh), wh);
+        }
+      }
+    }
+    join_split<Vec, NV>(low, high, corr, wide);
+  }
+  write_acc64<L, NV>(s, m, out, at, wide, reset);
+}
+
+constexpr int kMaxWideBlock = 8;  // 8 rows x (low, high) sums, the weight vectors and a broadcast
 
 template <class Vec, bool kSplit, class OutT, size_t... N>
 constexpr auto wide_table(std::index_sequence<N...>) {
   using Fn = void (*)(const WideShape&, OnChipMemory&, const int16_t*, OutT*, const GemmBlocking&,
                       const GemmBlocking::Tile&, uint32_t, size_t, bool);
-  return std::array<Fn, sizeof...(N)>{&wide_rows<Vec, int(N) + 1, kSplit, OutT>...};
+  if constexpr (kSplit) {
+    return std::array<Fn, sizeof...(N)>{&split_rows<Vec, int(N) + 1, OutT>...};
+  } else {
+    return std::array<Fn, sizeof...(N)>{&wide_rows<Vec, int(N) + 1, OutT>...};
+  }
 }
 
 template <class Vec, bool kSplit, class OutT>

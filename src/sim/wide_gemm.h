@@ -5,9 +5,13 @@
 //
 // Exactness. Accumulators of at most 32 bits wrap, so int32 sums mod 2^32 are the answer. For
 // 64-bit accumulators the int32 sums are widened into int64 before they can overflow: a pair sum
-// is at most 2 * max|x| * max|w|, so that many pairs fit; 16-bit inputs against 16-bit weights
-// (pair sums up to 2^31, not even one fits) are split as x = 256 * hi + lo with hi the signed high
-// byte and lo the unsigned low byte, two products per pair whose sums fit for 128 pairs.
+// is at most 2 * max|x| * max|w|, so that many pairs fit. 16-bit inputs against 16-bit weights
+// (pair sums up to 2^31, not even one fits) take three dot products per 4 input channels:
+// vpdpwssd's wrapping sums give the true sum S mod 2^32 (two instructions), and vpdpbusd over the
+// high bytes gives H = sum (x >> 8) * (w >> 8) (one instruction, the inputs' high bytes biased by
+// 128 as VNNI wants). Over at most 128 products 65536 * H is within 2^31 of S, which fixes S's
+// bits above 32: S = 65536 * H + int32(S mod 2^32 - 65536 * H). A byte split of the inputs with
+// two vpdpwssd each (x = 256 * hi + lo) took four.
 #pragma once
 
 #include "sim/compute_kernels.h"

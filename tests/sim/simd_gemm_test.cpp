@@ -375,6 +375,42 @@ TEST(Avx2Gemm, LongReductionOf64BitAccumulators) {
             uint64_t(std::numeric_limits<int64_t>::min()) + 2 * 9000 * 16 * (uint64_t(1) << 30));
 }
 
+// The 16 x 16-bit split's high-byte estimate at its worst: every lane -32513 (high byte -128, low
+// byte 255) or 32767 (127, 255), so each product is off its estimate 65536 * hi * hi by about
+// 2^24, and a chunk of 128 products by almost 2^31 (wide_gemm.h). BLOCK_IN 4, 16 and 32 take 32,
+// 8 and 4 steps per chunk; 900 steps run through many chunks and a partial last one.
+TEST(Avx2Gemm, SplitEstimateAtItsWorstStaysExact) {
+  if (!cpu_has_vnni()) GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+  for (int log_bi : {2, 4, 5}) {
+    const hw::HwConfig c = shape(4, 4, 6, 0, log_bi, 4);
+    for (int64_t value : {int64_t(-32513), int64_t(32767)}) {
+      OnChipMemory simd(c, SimdGemm::kAvx2), portable(c, SimdGemm::kNone);
+      ASSERT_TRUE(simd.has_high_byte_vnni());
+      ASSERT_FALSE(portable.has_high_byte_vnni());
+      auto put = [&](int lanes, uint32_t depth, auto write) {
+        const std::vector<int64_t> v(size_t(lanes) * depth, value);
+        std::vector<uint8_t> bytes(v.size() * 2);
+        hw::pack_lanes(v.data(), 16, int(v.size()), bytes.data());
+        write(simd, bytes.data(), depth);
+        write(portable, bytes.data(), depth);
+      };
+      put(simd.inp_lanes(), c.inp_depth(), [](OnChipMemory& m, const uint8_t* p, uint32_t n) { m.write_inp(0, p, n); });
+      put(simd.wgt_lanes(), c.wgt_depth(), [](OnChipMemory& m, const uint8_t* p, uint32_t n) { m.write_wgt(0, p, n); });
+      const std::vector<hw::Uop> uops = {{0, 0, 0}};
+      LoopNest l;
+      l.uops = uops.data();
+      l.n_uops = 1;
+      l.iter_out = 100;
+      l.iter_in = 9;
+      l.src_in = 1, l.wgt_in = 1;
+      run_gemm(simd, l, false, true, nullptr);
+      run_gemm(portable, l, false, false, nullptr);
+      EXPECT_EQ(first_difference(simd, portable), "") << c.name() << " lanes " << value;
+      EXPECT_EQ(portable.acc64[0], 900 * int64_t(c.block_in()) * value * value) << c.name();
+    }
+  }
+}
+
 TEST(Avx2Gemm, KernelChoiceAndForcedLayouts) {
   const hw::HwConfig w16 = shape(4, 4, 6, 0, 4, 4);
   // 16-bit lanes and 64-bit accumulators are beyond VNNI; AVX2 takes them when the CPU has it.
