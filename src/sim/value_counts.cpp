@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "common/error.h"
+#include "common/target_clones.h"
 
 namespace tauvta::sim {
 
@@ -34,7 +35,22 @@ BinCounter::BinCounter(int64_t lo, int64_t hi, size_t bins)
     : lo_(lo), hi_(hi), bins_(bins), stride_(bins + 2) {
   const uint64_t span = uint64_t(hi - lo);
   if (span % bins == 0 && std::has_single_bit(span / bins)) shift_ = std::countr_zero(span / bins);
-  counts_.assign(4 * stride_, 0);
+  counts_.assign(kCopies * stride_, 0);
+  slot_offsets_.resize(kSlotBlock);
+  for (size_t j = 0; j < kSlotBlock; ++j) slot_offsets_[j] = uint32_t((j % kCopies) * stride_ + 1);
+}
+
+TAUVTA_TARGET_CLONES("avx2", "default")
+bool BinCounter::block_slots(const int32_t* v, int32_t lo, int32_t hi, int shift, const uint32_t* slot_offsets,
+                             uint32_t* slots) {
+  const int32_t below = lo - 1;  // the caller keeps lo - 1 within int32
+  int32_t outside = 0;
+  for (size_t j = 0; j < kSlotBlock; ++j) {
+    const int32_t x = std::clamp(v[j], below, hi);
+    outside |= int32_t(x == below) | int32_t(x == hi);
+    slots[j] = slot_offsets[j] + uint32_t((x - lo) >> shift);
+  }
+  return outside != 0;
 }
 
 void BinCounter::flush(IntHistogram& h) {
