@@ -127,8 +127,13 @@ void OnChipMemory::fill_split16(size_t off, size_t n) {
   const int16_t* x = inp16.data() + off;
   uint8_t* v = inp_split16.data() + 3 * off;
   for (size_t k = 0; k < n; k += 4, x += 4, v += 12) {  // lanes per element are a multiple of 4
-    std::memcpy(v, x, 8);
-    for (int j = 0; j < 4; ++j) v[8 + j] = uint8_t(uint16_t(x[j]) >> 8) ^ 0x80;
+    uint64_t w;  // 4 lanes; their high bytes are w's bytes 1, 3, 5 and 7
+    std::memcpy(&w, x, 8);
+    const uint64_t h = (w >> 8) & 0x00FF00FF00FF00FFull;
+    const uint64_t h2 = (h | (h >> 8)) & 0x0000FFFF0000FFFFull;
+    const uint32_t high = uint32_t(h2 | (h2 >> 16)) ^ 0x80808080u;
+    std::memcpy(v, &w, 8);
+    std::memcpy(v + 8, &high, 4);
   }
 }
 

@@ -125,19 +125,27 @@ inline void write_acc64(const WideShape& s, OnChipMemory& m, OutT* out, const si
   }
 }
 
+// A block's NV vector rows: where each row's inputs start (in lanes) and its first accumulator lane.
+template <int NV>
+inline void block_rows(const WideShape& s, const GemmBlocking& p, const GemmBlocking::Tile& t, uint32_t v0,
+                       size_t lane0, size_t* inp_lane, size_t* at) {
+  for (int v = 0; v < NV; ++v) {
+    const GemmBlocking::VectorRow r = p.vector_row(t, v0 + uint32_t(v), s.B);
+    inp_lane[v] = r.inp * s.BI;
+    at[v] = r.acc * s.BO + lane0;
+  }
+}
+
 // One block of a planned tile: NV vector rows (row, batch pairs) over all the tile's steps, one
 // vpdpwssd per pair of input channels.
 template <class Vec, int NV, class OutT>
 TAUVTA_WIDE void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* inp, OutT* out, const GemmBlocking& p,
                            const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   constexpr int L = Vec::kLanes;
+  size_t first[NV], at[NV];
+  block_rows<NV>(s, p, t, v0, lane0, first, at);
   const int16_t* xp[NV];
-  size_t at[NV];
-  for (int v = 0; v < NV; ++v) {
-    const GemmBlocking::VectorRow r = p.vector_row(t, v0 + uint32_t(v), s.B);
-    xp[v] = inp + r.inp * s.BI;
-    at[v] = r.acc * s.BO + lane0;
-  }
+  for (int v = 0; v < NV; ++v) xp[v] = inp + first[v];
   const int16_t* wv = m.wgt_pairs.data() + lane0 * 2;
   typename Vec::V sums[NV];
   for (int v = 0; v < NV; ++v) sums[v] = Vec::zero();
@@ -189,13 +197,10 @@ template <class Vec, int NV, class OutT>
 TAUVTA_WIDE void split_rows(const WideShape& s, OnChipMemory& m, const int16_t*, OutT* out, const GemmBlocking& p,
                             const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   constexpr int L = Vec::kLanes;
+  size_t first[NV], at[NV];
+  block_rows<NV>(s, p, t, v0, lane0, first, at);
   const uint8_t* xp[NV];
-  size_t at[NV];
-  for (int v = 0; v < NV; ++v) {
-    const GemmBlocking::VectorRow r = p.vector_row(t, v0 + uint32_t(v), s.B);
-    xp[v] = m.inp_split16.data() + 3 * r.inp * s.BI;
-    at[v] = r.acc * s.BO + lane0;
-  }
+  for (int v = 0; v < NV; ++v) xp[v] = m.inp_split16.data() + 3 * first[v];
   const int16_t* wv = m.wgt_pairs.data() + lane0 * 2;
   const int8_t* hv = m.wgt_vnni.data() + lane0 * 4;
   const int32_t* cv = m.wgt_corr.data() + lane0;
@@ -272,20 +277,23 @@ void run_wide_out(OnChipMemory& m, const GemmBlocking& p, bool reset, const Wide
   s.BO % 16 == 0 ? run_wide_vec<WideZmm>(m, p, reset, s, out) : run_wide_vec<WideYmm>(m, p, reset, s, out);
 }
 
+// The CPU and the memory's layouts; then whether 64-bit sums can be widened often enough.
+bool layouts_fit(const OnChipMemory& m) {
+  const hw::HwConfig& c = m.config();
+  return cpu_has_vnni() && m.has_pair_weights() && c.block_out() % 8 == 0 && c.block_in() % 2 == 0;
+}
+bool shape_fits(const WideShape& s) { return !s.acc64 || s.flush_steps >= 1; }
+
 }  // namespace
 
-bool wide_gemm_supported(const OnChipMemory& m) {
-  const hw::HwConfig& c = m.config();
-  if (!cpu_has_vnni() || !m.has_pair_weights() || c.block_out() % 8 != 0 || c.block_in() % 2 != 0) return false;
-  const WideShape s(m);
-  return !s.acc64 || s.flush_steps >= 1;
-}
+bool wide_gemm_supported(const OnChipMemory& m) { return layouts_fit(m) && shape_fits(WideShape(m)); }
 
 bool run_gemm_wide(OnChipMemory& m, const LoopNest& l, bool reset) {
-  if (!wide_gemm_supported(m)) return false;
+  if (!layouts_fit(m)) return false;
+  const WideShape s(m);
+  if (!shape_fits(s)) return false;
   const GemmBlocking* p = m.gemm_plans.plan(l, reset);
   if (p == nullptr) return false;
-  const WideShape s(m);
   if (m.out_is_int8()) {
     run_wide_out(m, *p, reset, s, m.out8.data());
   } else {
