@@ -1,19 +1,11 @@
 #include "sim/vnni_gemm.h"
 
-// GCC 12's AVX-512 intrinsic headers trip -Wmaybe-uninitialized and -Wuninitialized on their own
-// _mm512_undefined placeholders (a known false positive); nothing in this file reads
-// uninitialized data.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
 
+#include "sim/avx512_vectors.h"
 #include "sim/gemm_blocking.h"
 
 namespace tauvta::sim {
@@ -22,44 +14,6 @@ namespace {
 // dpbusd multiplies u8 by s8, so inputs are kept biased as x + 128 (inp_vnni) and
 // 128 * row-sum(w) (wgt_corr, computed at weight load) is subtracted. Weights are laid out
 // [ic/4][oc][4], so one vector load covers kLanes output channels of one group of 4 inputs.
-#define TAUVTA_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-
-struct Zmm {  // 16 output channels per vector
-  using V = __m512i;
-  static constexpr int kLanes = 16;
-  TAUVTA_VNNI static V load(const void* p) { return _mm512_loadu_si512(p); }
-  TAUVTA_VNNI static V zero() { return _mm512_setzero_si512(); }
-  TAUVTA_VNNI static V set1(int32_t x) { return _mm512_set1_epi32(x); }
-  TAUVTA_VNNI static V dp(V acc, V a, V b) { return _mm512_dpbusd_epi32(acc, a, b); }
-  TAUVTA_VNNI static V add(V a, V b) { return _mm512_add_epi32(a, b); }
-  TAUVTA_VNNI static V sub(V a, V b) { return _mm512_sub_epi32(a, b); }
-  // Sign-extends the low 32 - shift bits of every lane.
-  TAUVTA_VNNI static V wrap(V v, int shift) {
-    return _mm512_srai_epi32(_mm512_slli_epi32(v, unsigned(shift)), unsigned(shift));
-  }
-  TAUVTA_VNNI static void store(void* p, V v) { _mm512_storeu_si512(p, v); }
-  TAUVTA_VNNI static void store_low_bytes(int8_t* p, V v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v));
-  }
-};
-
-struct Ymm {  // 8 output channels per vector (BLOCK_OUT = 8, 24, ...)
-  using V = __m256i;
-  static constexpr int kLanes = 8;
-  TAUVTA_VNNI static V load(const void* p) { return _mm256_loadu_si256(static_cast<const V*>(p)); }
-  TAUVTA_VNNI static V zero() { return _mm256_setzero_si256(); }
-  TAUVTA_VNNI static V set1(int32_t x) { return _mm256_set1_epi32(x); }
-  TAUVTA_VNNI static V dp(V acc, V a, V b) { return _mm256_dpbusd_epi32(acc, a, b); }
-  TAUVTA_VNNI static V add(V a, V b) { return _mm256_add_epi32(a, b); }
-  TAUVTA_VNNI static V sub(V a, V b) { return _mm256_sub_epi32(a, b); }
-  TAUVTA_VNNI static V wrap(V v, int shift) {
-    return _mm256_srai_epi32(_mm256_slli_epi32(v, shift), shift);
-  }
-  TAUVTA_VNNI static void store(void* p, V v) { _mm256_storeu_si256(static_cast<V*>(p), v); }
-  TAUVTA_VNNI static void store_low_bytes(int8_t* p, V v) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm256_cvtepi32_epi8(v));
-  }
-};
 
 // Geometry shared by both kernels; k* > 0 fixes a dimension at compile time.
 template <class Vec, int kGroups, int kBatch>
@@ -76,7 +30,7 @@ struct VnniShape {
 // Writes a finished accumulator vector: wrap to the accumulator width, store (or zero on reset),
 // and store the low OUT bits of the pre-reset value into the output buffer.
 template <class Vec, class S>
-TAUVTA_VNNI inline void finish(const S& s, typename Vec::V nv, int32_t* ap, int8_t* op, bool reset) {
+TAUVTA_AVX512_VNNI inline void finish(const S& s, typename Vec::V nv, int32_t* ap, int8_t* op, bool reset) {
   if (s.acc_shift != 0) nv = Vec::wrap(nv, s.acc_shift);
   Vec::store(ap, reset ? Vec::zero() : nv);
   Vec::store_low_bytes(op, s.out_shift != 0 ? Vec::wrap(nv, s.out_shift) : nv);
@@ -85,7 +39,7 @@ TAUVTA_VNNI inline void finish(const S& s, typename Vec::V nv, int32_t* ap, int8
 // General loop order (the hardware's): every (o, i) step runs all micro-ops. Two dependency
 // chains per micro-op halve the dpbusd latency it waits for.
 template <class Vec, int kGroups, int kBatch>
-TAUVTA_VNNI void gemm_steps(OnChipMemory& m, const LoopNest& l, bool reset) {
+TAUVTA_AVX512_VNNI void gemm_steps(OnChipMemory& m, const LoopNest& l, bool reset) {
   const VnniShape<Vec, kGroups, kBatch> s(m.config());
   const uint8_t* inp = m.inp_vnni.data();
   const int8_t* wv = m.wgt_vnni.data();
@@ -113,13 +67,13 @@ TAUVTA_VNNI void gemm_steps(OnChipMemory& m, const LoopNest& l, bool reset) {
               int32_t x0, x1;
               std::memcpy(&x0, xp + 4 * g, 4);
               std::memcpy(&x1, xp + 4 * g + 4, 4);
-              nv = Vec::dp(nv, Vec::set1(x0), Vec::load(wp + size_t(g) * s.BO * 4));
-              nv2 = Vec::dp(nv2, Vec::set1(x1), Vec::load(wp + size_t(g + 1) * s.BO * 4));
+              nv = Vec::dpbusd(nv, Vec::set1(x0), Vec::load(wp + size_t(g) * s.BO * 4));
+              nv2 = Vec::dpbusd(nv2, Vec::set1(x1), Vec::load(wp + size_t(g + 1) * s.BO * 4));
             }
             if (g < s.groups) {
               int32_t x0;
               std::memcpy(&x0, xp + 4 * g, 4);
-              nv = Vec::dp(nv, Vec::set1(x0), Vec::load(wp + size_t(g) * s.BO * 4));
+              nv = Vec::dpbusd(nv, Vec::set1(x0), Vec::load(wp + size_t(g) * s.BO * 4));
             }
             finish<Vec>(s, Vec::add(nv, nv2), ap, out + (a * s.B + b) * s.BO + lane0, reset);
           }
@@ -136,7 +90,7 @@ TAUVTA_VNNI void gemm_steps(OnChipMemory& m, const LoopNest& l, bool reset) {
 // in registers: one accumulator load and store per micro-op instead of per step, and four
 // independent chains so consecutive steps do not wait on each other's dpbusd latency.
 template <class Vec, int kGroups, int kBatch>
-TAUVTA_VNNI void gemm_reduce(OnChipMemory& m, const LoopNest& l) {
+TAUVTA_AVX512_VNNI void gemm_reduce(OnChipMemory& m, const LoopNest& l) {
   const VnniShape<Vec, kGroups, kBatch> s(m.config());
   const uint8_t* inp = m.inp_vnni.data();
   const int8_t* wv = m.wgt_vnni.data();
@@ -162,7 +116,7 @@ TAUVTA_VNNI void gemm_reduce(OnChipMemory& m, const LoopNest& l) {
             for (int g = 0; g < s.groups; ++g) {
               int32_t xg;
               std::memcpy(&xg, xp + 4 * g, 4);
-              ch[g & 3] = Vec::dp(ch[g & 3], Vec::set1(xg), Vec::load(wp + size_t(g) * s.BO * 4));
+              ch[g & 3] = Vec::dpbusd(ch[g & 3], Vec::set1(xg), Vec::load(wp + size_t(g) * s.BO * 4));
             }
           }
         }
@@ -179,7 +133,7 @@ TAUVTA_VNNI void gemm_reduce(OnChipMemory& m, const LoopNest& l) {
 // vectors are loaded once for all NV. The sums join the accumulators row by row at the end (in
 // order, so rows that share an accumulator add up), minus the steps' bias corrections.
 template <class Vec, int NV, class S>
-TAUVTA_VNNI void blocked_rows(const S& s, OnChipMemory& m, const GemmBlocking& p,
+TAUVTA_AVX512_VNNI void blocked_rows(const S& s, OnChipMemory& m, const GemmBlocking& p,
                               const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   const uint8_t* xp[NV];
   size_t at[NV];
@@ -203,7 +157,7 @@ TAUVTA_VNNI void blocked_rows(const S& s, OnChipMemory& m, const GemmBlocking& p
       for (int v = 0; v < NV; ++v) {
         int32_t x;
         std::memcpy(&x, xp[v] + xo + 4 * g, 4);
-        sum[v] = Vec::dp(sum[v], Vec::set1(x), w);
+        sum[v] = Vec::dpbusd(sum[v], Vec::set1(x), w);
       }
     }
   }
@@ -227,7 +181,7 @@ constexpr auto block_table(std::index_sequence<N...>) {
 
 // Runs a plan: every tile's vector rows in blocks of kMaxBlock and one block of the rest.
 template <class Vec, int kGroups, int kBatch>
-TAUVTA_VNNI void gemm_blocked(OnChipMemory& m, const GemmBlocking& p, bool reset) {
+TAUVTA_AVX512_VNNI void gemm_blocked(OnChipMemory& m, const GemmBlocking& p, bool reset) {
   using S = VnniShape<Vec, kGroups, kBatch>;
   static constexpr auto kBlocks = block_table<Vec, S>(std::make_index_sequence<kMaxBlock>());
   const S s(m.config());

@@ -1,50 +1,19 @@
 #include "sim/wide_gemm.h"
 
-// See vnni_gemm.cpp: GCC 12's AVX-512 headers trip its uninitialized-use warnings on themselves.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
 
 #include "hw/lanes.h"
+#include "sim/avx512_vectors.h"
 #include "sim/gemm_blocking.h"
 
 namespace tauvta::sim {
 namespace {
 
-#define TAUVTA_WIDE __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-
-// One int16 pair of inputs in every int32 lane; weights are [ic/2][oc][2] int16 (wgt_pairs), so
-// one vector is kLanes output channels of one pair of input channels.
-struct WideZmm {
-  using V = __m512i;
-  static constexpr int kLanes = 16;
-  TAUVTA_WIDE static V load(const void* p) { return _mm512_loadu_si512(p); }
-  TAUVTA_WIDE static V zero() { return _mm512_setzero_si512(); }
-  TAUVTA_WIDE static V set1(int32_t x) { return _mm512_set1_epi32(x); }
-  TAUVTA_WIDE static V dp(V acc, V a, V b) { return _mm512_dpwssd_epi32(acc, a, b); }
-  TAUVTA_WIDE static V dpb(V acc, V a, V b) { return _mm512_dpbusd_epi32(acc, a, b); }
-  TAUVTA_WIDE static V add(V a, V b) { return _mm512_add_epi32(a, b); }
-  TAUVTA_WIDE static void store(int32_t* p, V v) { _mm512_storeu_si512(p, v); }
-};
-
-struct WideYmm {  // BLOCK_OUT a multiple of 8 but not of 16
-  using V = __m256i;
-  static constexpr int kLanes = 8;
-  TAUVTA_WIDE static V load(const void* p) { return _mm256_loadu_si256(static_cast<const V*>(p)); }
-  TAUVTA_WIDE static V zero() { return _mm256_setzero_si256(); }
-  TAUVTA_WIDE static V set1(int32_t x) { return _mm256_set1_epi32(x); }
-  TAUVTA_WIDE static V dp(V acc, V a, V b) { return _mm256_dpwssd_epi32(acc, a, b); }
-  TAUVTA_WIDE static V dpb(V acc, V a, V b) { return _mm256_dpbusd_epi32(acc, a, b); }
-  TAUVTA_WIDE static V add(V a, V b) { return _mm256_add_epi32(a, b); }
-  TAUVTA_WIDE static void store(int32_t* p, V v) { _mm256_storeu_si256(reinterpret_cast<V*>(p), v); }
-};
+// Vectors (avx512_vectors.h) hold int32 sums of kLanes output channels; weights are kept as
+// [ic/2][oc][2] int16 pairs (wgt_pairs), so one vector is kLanes channels of one pair of inputs.
 
 constexpr int64_t kWideInt32Max = (int64_t(1) << 31) - 1;
 // 16 x 16-bit split (see the header): x * w differs from 65536 * (x >> 8) * (w >> 8) by
@@ -76,7 +45,7 @@ struct WideShape {
 
 // 64-bit accumulators: the int32 sums join the int64 ones before they could overflow.
 template <class Vec, int NV>
-TAUVTA_WIDE inline void widen(typename Vec::V* sums, int64_t (*wide)[Vec::kLanes]) {
+TAUVTA_AVX512_VNNI inline void widen(typename Vec::V* sums, int64_t (*wide)[Vec::kLanes]) {
   alignas(64) int32_t h[Vec::kLanes];
   for (int v = 0; v < NV; ++v) {
     Vec::store(h, sums[v]);
@@ -89,8 +58,8 @@ TAUVTA_WIDE inline void widen(typename Vec::V* sums, int64_t (*wide)[Vec::kLanes
 // exactly, and the true sum S is within 2^31 of 65536 * H, so S = 65536 * H + int32(low - H * 65536)
 // with `low` the sum mod 2^32.
 template <class Vec, int NV>
-TAUVTA_WIDE inline void join_split(typename Vec::V* low, typename Vec::V* high, typename Vec::V& corr,
-                                   int64_t (*wide)[Vec::kLanes]) {
+TAUVTA_AVX512_VNNI inline void join_split(typename Vec::V* low, typename Vec::V* high, typename Vec::V& corr,
+                                          int64_t (*wide)[Vec::kLanes]) {
   constexpr int L = Vec::kLanes;
   alignas(64) int32_t l[L], h[L], c[L];
   Vec::store(c, corr);
@@ -139,7 +108,7 @@ inline void block_rows(const WideShape& s, const GemmBlocking& p, const GemmBloc
 // One block of a planned tile: NV vector rows (row, batch pairs) over all the tile's steps, one
 // vpdpwssd per pair of input channels.
 template <class Vec, int NV, class OutT>
-TAUVTA_WIDE void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* inp, OutT* out, const GemmBlocking& p,
+TAUVTA_AVX512_VNNI void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* inp, OutT* out, const GemmBlocking& p,
                            const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   constexpr int L = Vec::kLanes;
   size_t first[NV], at[NV];
@@ -161,7 +130,7 @@ TAUVTA_WIDE void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* i
       for (int v = 0; v < NV; ++v) {
         int32_t x;
         std::memcpy(&x, xp[v] + xo + 2 * pr, 4);
-        sums[v] = Vec::dp(sums[v], Vec::set1(x), w);
+        sums[v] = Vec::dpwssd(sums[v], Vec::set1(x), w);
       }
     }
     if (s.acc64 && ++pending == s.flush_steps) {
@@ -194,7 +163,7 @@ TAUVTA_WIDE void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* i
 // flush_steps steps exact. The inputs come from inp_split16 (one pointer per row: 8 rows' pointers
 // stay in registers).
 template <class Vec, int NV, class OutT>
-TAUVTA_WIDE void split_rows(const WideShape& s, OnChipMemory& m, const int16_t*, OutT* out, const GemmBlocking& p,
+TAUVTA_AVX512_VNNI void split_rows(const WideShape& s, OnChipMemory& m, const int16_t*, OutT* out, const GemmBlocking& p,
                             const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   constexpr int L = Vec::kLanes;
   size_t first[NV], at[NV];
@@ -228,9 +197,9 @@ TAUVTA_WIDE void split_rows(const WideShape& s, OnChipMemory& m, const int16_t*,
           std::memcpy(&x0, x, 4);
           std::memcpy(&x1, x + 4, 4);
           std::memcpy(&xh, x + 8, 4);
-          low[v] = Vec::dp(low[v], Vec::set1(x0), w0);
-          low[v] = Vec::dp(low[v], Vec::set1(x1), w1);
-          high[v] = Vec::dpb(high[v], Vec::set1(xh), wh);
+          low[v] = Vec::dpwssd(low[v], Vec::set1(x0), w0);
+          low[v] = Vec::dpwssd(low[v], Vec::set1(x1), w1);
+          high[v] = Vec::dpbusd(high[v], Vec::set1(xh), wh);
         }
       }
     }
@@ -274,7 +243,7 @@ void run_wide_vec(OnChipMemory& m, const GemmBlocking& p, bool reset, const Wide
 
 template <class OutT>
 void run_wide_out(OnChipMemory& m, const GemmBlocking& p, bool reset, const WideShape& s, OutT* out) {
-  s.BO % 16 == 0 ? run_wide_vec<WideZmm>(m, p, reset, s, out) : run_wide_vec<WideYmm>(m, p, reset, s, out);
+  s.BO % 16 == 0 ? run_wide_vec<Zmm>(m, p, reset, s, out) : run_wide_vec<Ymm>(m, p, reset, s, out);
 }
 
 // The CPU and the memory's layouts; then whether 64-bit sums can be widened often enough.
