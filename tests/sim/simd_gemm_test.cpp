@@ -67,6 +67,7 @@ const Case kCases[] = {
     {"i16w8a32_mixed", [] { return shape(4, 3, 5, 0, 4, 4); }},
     {"i4w16a64_mixed", [] { return shape(2, 4, 6, 0, 4, 4); }},
     {"bi2_bo8", [] { return shape(3, 3, 5, 0, 1, 3); }},
+    {"bi2_bo8_i16w16a64", [] { return shape(4, 4, 6, 0, 1, 3); }},  // no groups of 4: no split
     {"bi4_bo32", [] { return shape(3, 3, 5, 1, 2, 5); }},
     {"bi32_bo16_a64", [] { return shape(4, 4, 6, 0, 5, 4); }},
     {"bi8_bo64", [] { return shape(3, 3, 5, 0, 3, 6); }},
@@ -418,6 +419,13 @@ TEST(Avx2Gemm, KernelChoiceAndForcedLayouts) {
   EXPECT_EQ(OnChipMemory(w16).simd_gemm(), best_simd_gemm(w16));
   EXPECT_FALSE(simd_gemm_supported(SimdGemm::kVnni, w16));
   EXPECT_THROW(OnChipMemory(w16, SimdGemm::kVnni), Error);
+  if (cpu_has_avx2()) {
+    // The three-instruction split's forms: 16 x 16 bits into 64, on VNNI, groups of 4 inputs.
+    EXPECT_EQ(OnChipMemory(w16, SimdGemm::kAvx2).has_high_byte_vnni(), cpu_has_vnni());
+    EXPECT_FALSE(OnChipMemory(shape(4, 4, 6, 0, 1, 3), SimdGemm::kAvx2).has_high_byte_vnni());  // BLOCK_IN 2
+    EXPECT_FALSE(OnChipMemory(shape(4, 4, 5, 0, 4, 4), SimdGemm::kAvx2).has_high_byte_vnni());  // 32-bit sums
+    EXPECT_FALSE(OnChipMemory(shape(4, 4, 6, 0, 4, 4), SimdGemm::kAvx2).inp_split16.empty() && cpu_has_vnni());
+  }
   // BLOCK_OUT 4 fits no ymm of 8 output channels: portable.
   EXPECT_FALSE(simd_gemm_supported(SimdGemm::kAvx2, shape(3, 3, 5, 0, 4, 2)));
   const hw::HwConfig pynq;
