@@ -78,9 +78,12 @@ class BinCounter {
   bool add(const T* v, size_t n) {
     if (shift_ >= 0) {
       // 32-bit lanes whose range fits 32 bits (every config's up to 16-bit outputs) count in
-      // 32-bit arithmetic: narrower compares and no widening per value.
+      // 32-bit arithmetic: narrower compares and no widening per value. The span must fit too:
+      // a value's distance from lo is taken in 32 bits.
       if constexpr (sizeof(T) <= 4) {
-        if (lo_ - 1 >= INT32_MIN && hi_ <= INT32_MAX) return add_shifted<int32_t, kOutside>(v, n);
+        if (lo_ - 1 >= INT32_MIN && hi_ <= INT32_MAX && hi_ - lo_ <= INT32_MAX) {
+          return add_shifted<int32_t, kOutside>(v, n);
+        }
       }
       return add_shifted<int64_t, kOutside>(v, n);
     }

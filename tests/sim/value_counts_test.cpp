@@ -1,6 +1,7 @@
 // BinCounter against IntHistogram::add, value by value: exact per-value counters and binned ones
-// (power-of-two widths and others), values inside and outside the range, runs of one value (a
-// ReLU's zeros) and lengths around the vectorized block of 64 and the 8 interleaved copies.
+// (power-of-two widths and others, a span wider than 32 bits), values inside and outside the
+// range, runs of one value (a ReLU's zeros) and lengths around the vectorized block of 64 and the
+// 8 interleaved copies.
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -46,6 +47,8 @@ void check_type(int64_t spread) {
       {0, 128, 128},     // a ReLU's outputs
       {-1000, 1000, 7},  // bins of no power-of-two width
       {-(int64_t(1) << 20), int64_t(1) << 20, 64},
+      // Ends within 32 bits but a span past INT32_MAX (bins of 2^30): distances from lo need 64.
+      {-(int64_t(1) << 31) + 1, (int64_t(1) << 30) + 1, 3},
   };
   std::mt19937_64 rng(5);
   for (const Range& r : ranges) {
