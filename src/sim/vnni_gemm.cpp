@@ -134,7 +134,7 @@ TAUVTA_AVX512_VNNI void gemm_reduce(OnChipMemory& m, const LoopNest& l) {
 // order, so rows that share an accumulator add up), minus the steps' bias corrections.
 template <class Vec, int NV, class S>
 TAUVTA_AVX512_VNNI void blocked_rows(const S& s, OnChipMemory& m, const GemmBlocking& p,
-                              const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
+                                     const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   const uint8_t* xp[NV];
   size_t at[NV];
   for (int v = 0; v < NV; ++v) {

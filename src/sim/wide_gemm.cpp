@@ -109,7 +109,7 @@ inline void block_rows(const WideShape& s, const GemmBlocking& p, const GemmBloc
 // vpdpwssd per pair of input channels.
 template <class Vec, int NV, class OutT>
 TAUVTA_AVX512_VNNI void wide_rows(const WideShape& s, OnChipMemory& m, const int16_t* inp, OutT* out, const GemmBlocking& p,
-                           const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
+                                  const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   constexpr int L = Vec::kLanes;
   size_t first[NV], at[NV];
   block_rows<NV>(s, p, t, v0, lane0, first, at);
@@ -164,7 +164,7 @@ TAUVTA_AVX512_VNNI void wide_rows(const WideShape& s, OnChipMemory& m, const int
 // stay in registers).
 template <class Vec, int NV, class OutT>
 TAUVTA_AVX512_VNNI void split_rows(const WideShape& s, OnChipMemory& m, const int16_t*, OutT* out, const GemmBlocking& p,
-                            const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
+                                   const GemmBlocking::Tile& t, uint32_t v0, size_t lane0, bool reset) {
   constexpr int L = Vec::kLanes;
   size_t first[NV], at[NV];
   block_rows<NV>(s, p, t, v0, lane0, first, at);
